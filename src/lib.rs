@@ -1,0 +1,4 @@
+//! lockbench: measures lock algorithms against their theory.
+
+pub mod locks;
+pub mod mem;

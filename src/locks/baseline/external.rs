@@ -1,0 +1,134 @@
+//! Adapters of the locks people actually use: parking_lot, std, spin.
+
+use std::cell::UnsafeCell;
+use std::sync::{Mutex, MutexGuard};
+
+use crossbeam_utils::CachePadded;
+use parking_lot::lock_api::{RawMutex as _, RawRwLock as _};
+
+use crate::locks::{Lock, Params};
+
+/// `parking-lot-mutex`: `parking_lot::RawMutex` (spins briefly, then parks).
+pub struct ParkingLotMutex(parking_lot::RawMutex);
+
+impl ParkingLotMutex {
+    /// A new unlocked mutex.
+    pub fn new(_params: &Params) -> Self {
+        ParkingLotMutex(parking_lot::RawMutex::INIT)
+    }
+}
+
+impl Lock for ParkingLotMutex {
+    fn enter(&self, _p: usize, _session: usize) {
+        self.0.lock();
+    }
+
+    fn exit(&self, _p: usize, _session: usize) {
+        // SAFETY: the caller entered before exiting (the `Lock` contract), so we hold it.
+        unsafe { self.0.unlock() }
+    }
+}
+
+/// `parking-lot-rwlock` as a GME lock: session 0 is the shared ("reader") session, entered with
+/// `lock_shared`; every other session is exclusive (`lock_exclusive`), so two requests of the
+/// same non-zero session never share. Under `rw:P` session 0 is exactly the readers' session.
+pub struct ParkingLotRwLock(parking_lot::RawRwLock);
+
+impl ParkingLotRwLock {
+    /// A new unlocked rwlock.
+    pub fn new(_params: &Params) -> Self {
+        ParkingLotRwLock(parking_lot::RawRwLock::INIT)
+    }
+}
+
+impl Lock for ParkingLotRwLock {
+    fn enter(&self, _p: usize, session: usize) {
+        if session == 0 {
+            self.0.lock_shared()
+        } else {
+            self.0.lock_exclusive()
+        }
+    }
+
+    fn exit(&self, _p: usize, session: usize) {
+        // SAFETY: the caller entered with the same session, so it holds the lock in that mode.
+        unsafe {
+            if session == 0 {
+                self.0.unlock_shared()
+            } else {
+                self.0.unlock_exclusive()
+            }
+        }
+    }
+}
+
+/// `spin-ticket`: the spin crate's `TicketMutex`, the external reference for `ticket`.
+pub struct SpinTicket {
+    lock: spin::mutex::TicketMutex<()>,
+}
+
+impl SpinTicket {
+    /// A new unlocked ticket mutex.
+    pub fn new(_params: &Params) -> Self {
+        SpinTicket {
+            lock: spin::mutex::TicketMutex::new(()),
+        }
+    }
+}
+
+impl Lock for SpinTicket {
+    fn enter(&self, _p: usize, _session: usize) {
+        std::mem::forget(self.lock.lock());
+    }
+
+    fn exit(&self, _p: usize, _session: usize) {
+        // SAFETY: the caller holds the lock (it entered and forgot the guard).
+        unsafe { self.lock.force_unlock() }
+    }
+}
+
+/// Where process `p` keeps its guard while inside.
+type GuardSlot = CachePadded<UnsafeCell<Option<MutexGuard<'static, ()>>>>;
+
+/// `std-mutex`: `std::sync::Mutex<()>`. std has no raw unlock, so each process parks its guard
+/// in its own slot between `enter` and `exit`.
+pub struct StdMutex {
+    // Declared before `mutex`, so guards are dropped before the mutex they borrow.
+    slots: Box<[GuardSlot]>,
+    mutex: Box<Mutex<()>>,
+}
+
+// SAFETY: slot `p` is touched only by the thread acting as process `p`, between its own `enter`
+// and `exit` (the `Lock` contract), so guards never cross threads and slots are never shared.
+unsafe impl Sync for StdMutex {}
+// SAFETY: as above; a StdMutex moved to another thread holds no guards (no process is inside).
+unsafe impl Send for StdMutex {}
+
+impl StdMutex {
+    /// A new unlocked mutex for `params.n` processes.
+    pub fn new(params: &Params) -> Self {
+        let slots = (0..params.n)
+            .map(|_| CachePadded::new(UnsafeCell::new(None)))
+            .collect();
+        StdMutex {
+            slots,
+            mutex: Box::new(Mutex::new(())),
+        }
+    }
+}
+
+impl Lock for StdMutex {
+    fn enter(&self, p: usize, _session: usize) {
+        let guard = self.mutex.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the mutex is boxed and outlives every guard (field order above), so extending
+        // the borrow to 'static never lets a guard outlive it.
+        let guard: MutexGuard<'static, ()> = unsafe { std::mem::transmute(guard) };
+        // SAFETY: only process p touches slot p (see the Sync impl).
+        unsafe { *self.slots[p].get() = Some(guard) };
+    }
+
+    fn exit(&self, p: usize, _session: usize) {
+        // SAFETY: only process p touches slot p (see the Sync impl).
+        unsafe { *self.slots[p].get() = None };
+    }
+}

@@ -1,0 +1,149 @@
+//! The lock interface and the registry of every lock lockbench knows.
+//!
+//! One trait, [`Lock`], covers the three problems: a process enters with a session (the group
+//! it asks for); mutual-exclusion and k-exclusion locks ignore the session, a group
+//! mutual-exclusion (GME) lock admits together only requests of the same session.
+//!
+//! Processes are numbered `0..n`. A process id is used by one thread at a time, and `exit(p, s)`
+//! follows `enter(p, s)` from the same thread: that is the papers' model, and some adapters
+//! (`std-mutex`) rely on it.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::mem::{NativeMemory, WaitPolicy};
+
+pub mod baseline;
+
+/// The problem a lock solves, which fixes the safety property the oracle checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Problem {
+    /// At most one process inside.
+    Mutex,
+    /// Processes inside together all asked for the same session.
+    Gme,
+    /// At most k processes inside.
+    KExclusion,
+}
+
+impl Problem {
+    /// The name used in tables and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Problem::Mutex => "mutex",
+            Problem::Gme => "gme",
+            Problem::KExclusion => "k-exclusion",
+        }
+    }
+}
+
+/// A lock for `n` processes.
+pub trait Lock: Send + Sync {
+    /// Process `p` (in `0..n`) enters, asking for `session`; returns once inside.
+    fn enter(&self, p: usize, session: usize);
+
+    /// Process `p` leaves the critical section it entered with `session`.
+    fn exit(&self, p: usize, session: usize);
+
+    /// Checks the lock's own register invariants (bounds the paper proves) by peeking at its
+    /// registers; `Err` says which one broke. Locks that claim none return `Ok`.
+    fn check_invariants(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// What a lock is built for.
+#[derive(Clone, Debug)]
+pub struct Params {
+    /// Number of processes (ids `0..n`).
+    pub n: usize,
+    /// Capacity of a k-exclusion lock (ignored by the other problems).
+    pub k: usize,
+    /// How waiting processes wait (native memory only).
+    pub policy: WaitPolicy,
+    /// Set by the runner's watchdog to make waiting processes give up (see
+    /// [`NativeMemory::aborted`]).
+    pub abort: Arc<AtomicBool>,
+}
+
+impl Params {
+    /// Parameters with a fresh abort flag.
+    pub fn new(n: usize, k: usize, policy: WaitPolicy) -> Self {
+        Params {
+            n,
+            k,
+            policy,
+            abort: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The native memory these parameters describe.
+    pub fn native(&self) -> NativeMemory {
+        NativeMemory::with_abort(self.policy, self.abort.clone())
+    }
+}
+
+/// What the registry says of a lock.
+#[derive(Clone, Debug, Serialize)]
+pub struct LockInfo {
+    /// Name used on the command line.
+    pub name: &'static str,
+    /// The problem it solves.
+    pub problem: Problem,
+    /// Paper and figure, or "baseline".
+    pub source: &'static str,
+    /// Claims first-come-first-served (P5) between conflicting requests.
+    pub fcfs: bool,
+    /// Claims bounded registers.
+    pub bounded: bool,
+    /// RMR complexity class claimed by its source (per passage), or "n/a".
+    pub rmr: &'static str,
+    /// False for negative controls and calibration entries: they are excluded from `all` and
+    /// expected to show violations.
+    pub safe: bool,
+    /// One line of further explanation.
+    pub notes: &'static str,
+}
+
+/// Builds a lock from its parameters.
+pub type Builder = fn(&Params) -> Box<dyn Lock>;
+
+/// One registry entry.
+#[derive(Clone)]
+pub struct LockEntry {
+    /// Metadata.
+    pub info: LockInfo,
+    /// Builds the lock on native memory (for timing).
+    pub native: Builder,
+    /// Builds the same algorithm on the scheduled memory (for `verify`); `None` for locks not
+    /// written over the register abstraction.
+    pub scheduled: Option<Builder>,
+}
+
+/// Makes a [`LockEntry`] for an algorithm written over the register abstraction: a type
+/// `$ty<M: Memory>` with `fn new(mem: M, params: &Params) -> Self` implementing [`Lock`].
+#[macro_export]
+macro_rules! generic_entry {
+    ($info:expr, $ty:ident) => {
+        $crate::locks::LockEntry {
+            info: $info,
+            native: |p| Box::new($ty::new(p.native(), p)),
+            scheduled: Some(|p| Box::new($ty::new($crate::mem::ScheduledMemory, p))),
+        }
+    };
+}
+
+/// Every lock lockbench knows, in listing order.
+pub fn registry() -> Vec<LockEntry> {
+    #[allow(unused_mut)]
+    let mut all = baseline::entries();
+    all
+}
+
+/// Looks up a lock by name.
+pub fn find(name: &str) -> Option<LockEntry> {
+    registry().into_iter().find(|e| e.info.name == name)
+}

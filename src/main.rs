@@ -1,0 +1,5 @@
+fn main() {
+    for e in lockbench::locks::registry() {
+        println!("{}", e.info.name);
+    }
+}

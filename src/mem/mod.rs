@@ -1,0 +1,66 @@
+//! The register abstraction: every shared-memory algorithm is written once over [`Memory`] and
+//! runs unchanged on native memory (for timing), on a counting memory (RMRs under the papers'
+//! CC and DSM models) and on a scheduled memory (interleavings explored by a scheduler).
+//!
+//! Each access names the process that makes it (`reg.read(p)`, `reg.write(p, v)`), so a counting
+//! memory attributes every access exactly without thread-locals.
+//!
+//! Registers hold `i64`: the papers' registers hold small integers, booleans, colours and tokens
+//! that may be −1 (the bounded bakery's "not interested").
+
+pub mod native;
+pub mod scheduled;
+
+pub use native::{Aborted, NativeMemory, WaitPolicy};
+pub use scheduled::ScheduledMemory;
+
+/// Where a register lives. Under the DSM model an access is local only when the accessing
+/// process is the register's home; under CC the home does not matter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Home {
+    /// The register belongs to process `p` (it is in `p`'s memory module).
+    Process(usize),
+    /// A register shared by everyone (remote to all under DSM).
+    Shared,
+}
+
+/// One atomic, sequentially consistent read/write register.
+///
+/// `p` is the id (0..n) of the process making the access.
+pub trait Register: Send + Sync {
+    /// Atomic read by process `p`.
+    fn read(&self, p: usize) -> i64;
+    /// Atomic write by process `p`.
+    fn write(&self, p: usize, v: i64);
+    /// Atomic fetch-and-add by process `p` (for baselines such as the ticket lock; the papers'
+    /// algorithms use only reads and writes). Returns the previous value.
+    fn fetch_add(&self, p: usize, v: i64) -> i64;
+    /// Reads the value without counting, scheduling or ordering guarantees: for observers
+    /// (invariant checks, reports), never for the algorithm itself.
+    fn peek(&self) -> i64;
+}
+
+/// A memory: a factory of registers plus the way a process waits on them.
+pub trait Memory: Clone + Send + Sync + 'static {
+    /// The register type of this memory.
+    type Reg: Register;
+
+    /// Allocates one register with initial value `init`. Native registers are each padded to
+    /// their own cache line pair, so registers of different processes never share a line.
+    fn register(&self, home: Home, init: i64) -> Self::Reg;
+
+    /// Allocates `len` registers, the `i`-th at `home(i)`.
+    fn array(&self, len: usize, home: impl Fn(usize) -> Home, init: i64) -> Box<[Self::Reg]> {
+        (0..len).map(|i| self.register(home(i), init)).collect()
+    }
+
+    /// Allocates one register per process, register `i` homed at process `i`.
+    fn per_process(&self, n: usize, init: i64) -> Box<[Self::Reg]> {
+        self.array(n, Home::Process, init)
+    }
+
+    /// Busy-waits, as process `p`, until `cond` holds. `cond` re-reads registers on every call.
+    /// Native memory spins with a spin-loop hint (and yields under
+    /// [`WaitPolicy::SpinThenYield`]); a scheduled memory yields to its scheduler between tries.
+    fn wait_until(&self, p: usize, cond: impl FnMut() -> bool);
+}

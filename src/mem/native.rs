@@ -1,0 +1,162 @@
+//! Native memory: cache-padded atomics, for timing.
+
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::Arc;
+
+use crossbeam_utils::CachePadded;
+
+use super::{Home, Memory, Register};
+
+/// How a process busy-waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum WaitPolicy {
+    /// Spin with a spin-loop hint forever (right when every thread has its own core).
+    #[default]
+    Spin,
+    /// Spin `spins` times, then yield the CPU between tries (right when threads outnumber
+    /// cores: a pure spinner can hold the core the lock holder needs).
+    SpinThenYield { spins: u32 },
+}
+
+impl WaitPolicy {
+    /// Spin-then-yield with the default spin budget.
+    pub const YIELD: WaitPolicy = WaitPolicy::SpinThenYield { spins: 128 };
+
+    /// The policy's name as shown in reports.
+    pub fn name(&self) -> &'static str {
+        match self {
+            WaitPolicy::Spin => "spin",
+            WaitPolicy::SpinThenYield { .. } => "spin-then-yield",
+        }
+    }
+
+    /// Waits until `cond` holds, following this policy. When `abort` is set the wait gives up
+    /// by panicking with [`Aborted`] (the runner's watchdog sets it on a stalled run and catches
+    /// the unwind); it is polled every 1024 tries, off the fast path.
+    #[inline]
+    pub fn wait_until(&self, abort: Option<&AtomicBool>, mut cond: impl FnMut() -> bool) {
+        if cond() {
+            return;
+        }
+        self.wait_slow(abort, &mut cond)
+    }
+
+    #[cold]
+    fn wait_slow(&self, abort: Option<&AtomicBool>, cond: &mut dyn FnMut() -> bool) {
+        let mut tries = 0u32;
+        while !cond() {
+            tries = tries.wrapping_add(1);
+            match *self {
+                WaitPolicy::SpinThenYield { spins } if tries > spins => std::thread::yield_now(),
+                _ => std::hint::spin_loop(),
+            }
+            if tries.is_multiple_of(1024) && abort.is_some_and(|a| a.load(Ordering::Relaxed)) {
+                std::panic::panic_any(Aborted);
+            }
+        }
+    }
+}
+
+/// The panic payload of a wait given up because the run was aborted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Aborted;
+
+/// Native memory: each register is a [`CachePadded`] `AtomicI64` accessed with `SeqCst`.
+///
+/// SeqCst is what the papers assume (atomic, sequentially consistent registers): every bakery
+/// doorway writes its own register and then reads the others', an order x86 and Arm break
+/// without a full fence. On x86 a SeqCst load is a plain `mov` and a SeqCst store an `xchg`, so
+/// the cost falls on writes only.
+#[derive(Clone, Debug, Default)]
+pub struct NativeMemory {
+    /// How `wait_until` waits.
+    pub policy: WaitPolicy,
+    /// When set, waits give up (see [`WaitPolicy::wait_until`]).
+    pub abort: Option<Arc<AtomicBool>>,
+}
+
+impl NativeMemory {
+    /// A native memory whose waits follow `policy` and never give up.
+    pub fn new(policy: WaitPolicy) -> Self {
+        NativeMemory {
+            policy,
+            abort: None,
+        }
+    }
+
+    /// A native memory whose waits follow `policy` and give up once `abort` is set.
+    pub fn with_abort(policy: WaitPolicy, abort: Arc<AtomicBool>) -> Self {
+        NativeMemory {
+            policy,
+            abort: Some(abort),
+        }
+    }
+}
+
+/// A native register: one `AtomicI64` on its own cache line (pair).
+#[derive(Debug, Default)]
+pub struct NativeRegister(CachePadded<AtomicI64>);
+
+impl Register for NativeRegister {
+    #[inline(always)]
+    fn read(&self, _p: usize) -> i64 {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    #[inline(always)]
+    fn write(&self, _p: usize, v: i64) {
+        self.0.store(v, Ordering::SeqCst)
+    }
+
+    #[inline(always)]
+    fn fetch_add(&self, _p: usize, v: i64) -> i64 {
+        self.0.fetch_add(v, Ordering::SeqCst)
+    }
+
+    #[inline(always)]
+    fn peek(&self) -> i64 {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+impl Memory for NativeMemory {
+    type Reg = NativeRegister;
+
+    fn register(&self, _home: Home, init: i64) -> NativeRegister {
+        NativeRegister(CachePadded::new(AtomicI64::new(init)))
+    }
+
+    #[inline(always)]
+    fn wait_until(&self, _p: usize, cond: impl FnMut() -> bool) {
+        self.policy.wait_until(self.abort.as_deref(), cond)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registers_are_padded_apart() {
+        let mem = NativeMemory::default();
+        let regs = mem.per_process(3, 7);
+        let a = &regs[0] as *const _ as usize;
+        let b = &regs[1] as *const _ as usize;
+        assert!(
+            b - a >= 64,
+            "registers {a:#x} and {b:#x} share a cache line"
+        );
+        assert_eq!(regs[2].read(0), 7);
+    }
+
+    #[test]
+    fn read_write_fetch_add() {
+        let mem = NativeMemory::new(WaitPolicy::YIELD);
+        let r = mem.register(Home::Shared, -1);
+        assert_eq!(r.read(0), -1);
+        r.write(1, 5);
+        assert_eq!(r.fetch_add(0, 2), 5);
+        assert_eq!(r.peek(), 7);
+        mem.wait_until(0, || r.read(0) == 7);
+    }
+}
