@@ -22,11 +22,24 @@ impl<M: Memory> TicketLock<M> {
     }
 }
 
+impl<M: Memory> TicketLock<M> {
+    #[inline(always)]
+    fn acquire(&self, p: usize, mut doorway_done: impl FnMut()) {
+        // Doorway: take a ticket.
+        let ticket = self.next.fetch_add(p, 1);
+        doorway_done();
+        self.mem.wait_until(p, || self.serving.read(p) == ticket);
+    }
+}
+
 impl<M: Memory> Lock for TicketLock<M> {
     #[inline]
     fn enter(&self, p: usize, _session: usize) {
-        let ticket = self.next.fetch_add(p, 1);
-        self.mem.wait_until(p, || self.serving.read(p) == ticket);
+        self.acquire(p, || {})
+    }
+
+    fn enter_traced(&self, p: usize, _session: usize, doorway_done: &mut dyn FnMut()) {
+        self.acquire(p, doorway_done)
     }
 
     #[inline]

@@ -1,0 +1,8 @@
+//! Registry entries of this family.
+
+use crate::locks::LockEntry;
+
+/// This family's entries.
+pub fn entries() -> Vec<LockEntry> {
+    vec![]
+}
