@@ -2,3 +2,4 @@
 
 pub mod locks;
 pub mod mem;
+pub mod check;
