@@ -3,3 +3,4 @@
 pub mod locks;
 pub mod mem;
 pub mod check;
+pub mod metrics;

@@ -1,0 +1,4 @@
+//! What a run measures: latency histograms, fairness, hardware and software counters.
+
+pub mod fairness;
+pub mod latency;
