@@ -1,6 +1,12 @@
 //! lockbench: measures lock algorithms against their theory.
 
+pub mod app;
+pub mod check;
+pub mod cli;
+pub mod config;
 pub mod locks;
 pub mod mem;
-pub mod check;
 pub mod metrics;
+pub mod report;
+pub mod runner;
+pub mod workload;

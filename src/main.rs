@@ -1,5 +1,32 @@
+//! The `lockbench` binary: parse, dispatch, map errors to exit codes (2: bad input).
+
+use clap::Parser;
+use lockbench::cli::{Cli, Command};
+use lockbench::config::UsageError;
+
 fn main() {
-    for e in lockbench::locks::registry() {
-        println!("{}", e.info.name);
+    let cli = Cli::parse();
+    let code = match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            if e.downcast_ref::<UsageError>().is_some() {
+                2
+            } else {
+                1
+            }
+        }
+    };
+    std::process::exit(code);
+}
+
+fn dispatch(command: Command) -> anyhow::Result<i32> {
+    match command {
+        Command::List { format } => {
+            print!("{}", lockbench::app::list(format)?);
+            Ok(0)
+        }
+        Command::Run(args) => lockbench::app::run(&args),
+        Command::Verify(args) => lockbench::app::verify(&args),
     }
 }

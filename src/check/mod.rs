@@ -57,11 +57,17 @@ impl Oracle {
         let entry = match self.problem {
             Problem::Mutex => {
                 let inside = self.state.fetch_add(1, Ordering::SeqCst) + 1;
-                Entry { inside, violation: inside > 1 }
+                Entry {
+                    inside,
+                    violation: inside > 1,
+                }
             }
             Problem::KExclusion => {
                 let inside = self.state.fetch_add(1, Ordering::SeqCst) + 1;
-                Entry { inside, violation: inside > self.k }
+                Entry {
+                    inside,
+                    violation: inside > self.k,
+                }
             }
             Problem::Gme => self.enter_group(session as u64 & COUNT_MASK),
         };
@@ -76,11 +82,22 @@ impl Oracle {
         loop {
             let (s, count) = (cur >> COUNT_BITS, cur & COUNT_MASK);
             if count > 0 && s != session {
-                return Entry { inside: count + 1, violation: true };
+                return Entry {
+                    inside: count + 1,
+                    violation: true,
+                };
             }
             let next = (session << COUNT_BITS) | (count + 1);
-            match self.state.compare_exchange_weak(cur, next, Ordering::SeqCst, Ordering::SeqCst) {
-                Ok(_) => return Entry { inside: count + 1, violation: false },
+            match self
+                .state
+                .compare_exchange_weak(cur, next, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) => {
+                    return Entry {
+                        inside: count + 1,
+                        violation: false,
+                    }
+                }
                 Err(seen) => cur = seen,
             }
         }
@@ -114,7 +131,13 @@ mod tests {
     fn mutex_counts_overlap() {
         let o = Oracle::new(Problem::Mutex, 1);
         let a = o.enter(0);
-        assert_eq!(a, Entry { inside: 1, violation: false });
+        assert_eq!(
+            a,
+            Entry {
+                inside: 1,
+                violation: false
+            }
+        );
         let b = o.enter(0);
         assert!(b.violation);
         o.exit(b);
@@ -137,14 +160,26 @@ mod tests {
         let o = Oracle::new(Problem::Gme, 1);
         let a = o.enter(4);
         let b = o.enter(4);
-        assert_eq!(b, Entry { inside: 2, violation: false });
+        assert_eq!(
+            b,
+            Entry {
+                inside: 2,
+                violation: false
+            }
+        );
         let c = o.enter(5);
         assert!(c.violation, "session 5 entered while session 4 was inside");
         o.exit(c);
         o.exit(a);
         o.exit(b);
         let d = o.enter(5);
-        assert_eq!(d, Entry { inside: 1, violation: false });
+        assert_eq!(
+            d,
+            Entry {
+                inside: 1,
+                violation: false
+            }
+        );
         assert_eq!(o.violations(), 1);
     }
 }

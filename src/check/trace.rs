@@ -107,7 +107,11 @@ pub fn analyze(
     // Mutual exclusion: every two requests conflict. k-exclusion: FCFS is not its property;
     // it is analysed as every pair conflicting for FIFE.
     let any = problem != Problem::Gme;
-    let mut report = TraceReport { passages: records.len() as u64, truncated, ..Default::default() };
+    let mut report = TraceReport {
+        passages: records.len() as u64,
+        truncated,
+        ..Default::default()
+    };
 
     // FCFS: i doorway-precedes j when doorway_end_i < doorway_start_j. Sort by doorway end and
     // sweep the requests j in order of doorway start, keeping the latest entry among the
@@ -167,8 +171,7 @@ pub fn analyze(
         let mut waits = Vec::new();
         for &j in &by_enter {
             let rj = &records[j];
-            while next < by_dstart.len() && records[by_dstart[next]].doorway_start <= rj.cs_enter
-            {
+            while next < by_dstart.len() && records[by_dstart[next]].doorway_start <= rj.cs_enter {
                 let i = by_dstart[next];
                 top.add(records[i].cs_exit, records[i].session, i);
                 next += 1;
@@ -208,7 +211,11 @@ mod tests {
 
     #[test]
     fn fifo_trace_has_no_fcfs_violation() {
-        let t = [rec(0, 0, [0, 1, 2, 5]), rec(1, 1, [3, 4, 6, 8]), rec(2, 2, [4, 5, 9, 10])];
+        let t = [
+            rec(0, 0, [0, 1, 2, 5]),
+            rec(1, 1, [3, 4, 6, 8]),
+            rec(2, 2, [4, 5, 9, 10]),
+        ];
         let r = analyze(&t, Problem::Mutex, 1, 1.0, false);
         assert_eq!(r.fcfs_violations, 0);
         assert_eq!(r.passages, 3);
@@ -226,25 +233,45 @@ mod tests {
     #[test]
     fn gme_same_session_may_overtake_but_not_a_conflicting_one() {
         let same = [rec(0, 7, [0, 1, 6, 7]), rec(1, 7, [2, 3, 3, 5])];
-        assert_eq!(analyze(&same, Problem::Gme, 1, 1.0, false).fcfs_violations, 0);
+        assert_eq!(
+            analyze(&same, Problem::Gme, 1, 1.0, false).fcfs_violations,
+            0
+        );
         let other = [rec(0, 7, [0, 1, 6, 7]), rec(1, 8, [2, 3, 3, 5])];
-        assert_eq!(analyze(&other, Problem::Gme, 1, 1.0, false).fcfs_violations, 1);
+        assert_eq!(
+            analyze(&other, Problem::Gme, 1, 1.0, false).fcfs_violations,
+            1
+        );
         // The latest-entering preceding request of the *other* session is found even when a
         // later-entering one of j's own session precedes it.
-        let mixed =
-            [rec(0, 8, [0, 1, 9, 10]), rec(2, 7, [0, 1, 20, 21]), rec(1, 7, [2, 3, 4, 5])];
-        assert_eq!(analyze(&mixed, Problem::Gme, 1, 1.0, false).fcfs_violations, 1);
+        let mixed = [
+            rec(0, 8, [0, 1, 9, 10]),
+            rec(2, 7, [0, 1, 20, 21]),
+            rec(1, 7, [2, 3, 4, 5]),
+        ];
+        assert_eq!(
+            analyze(&mixed, Problem::Gme, 1, 1.0, false).fcfs_violations,
+            1
+        );
     }
 
     #[test]
     fn concurrent_entry_counts_unconflicted_waits() {
         // Two same-session requests overlapping, then a conflicting one later.
-        let t = [rec(0, 1, [0, 1, 2, 10]), rec(1, 1, [3, 4, 8, 12]), rec(2, 2, [20, 21, 22, 23])];
+        let t = [
+            rec(0, 1, [0, 1, 2, 10]),
+            rec(1, 1, [3, 4, 8, 12]),
+            rec(2, 2, [20, 21, 22, 23]),
+        ];
         let r = analyze(&t, Problem::Gme, 1, 1.0, false);
         assert_eq!(r.unconflicted_passages, 3);
         assert_eq!(r.unconflicted_wait_max_ns, Some(4.0));
         // Now the conflicting request is active while process 1 waits.
-        let t = [rec(0, 1, [0, 1, 2, 10]), rec(2, 2, [3, 4, 11, 12]), rec(1, 1, [5, 6, 13, 14])];
+        let t = [
+            rec(0, 1, [0, 1, 2, 10]),
+            rec(2, 2, [3, 4, 11, 12]),
+            rec(1, 1, [5, 6, 13, 14]),
+        ];
         let r = analyze(&t, Problem::Gme, 1, 1.0, false);
         assert_eq!(r.unconflicted_passages, 1);
     }

@@ -64,6 +64,9 @@ mod tests {
         assert!((s.p50 - 250.0).abs() < 1.0, "{s:?}");
         assert!((s.max - 500.0).abs() < 1.0, "{s:?}");
         assert!((s.mean - 250.25).abs() < 0.5, "{s:?}");
-        assert_eq!(LatencySummary::of(&ticks_histogram(1.0), 1.0), LatencySummary::default());
+        assert_eq!(
+            LatencySummary::of(&ticks_histogram(1.0), 1.0),
+            LatencySummary::default()
+        );
     }
 }

@@ -1,0 +1,163 @@
+//! Command-line definitions (clap derive). Run options are all optional here so that a config
+//! file can supply them; [`crate::config`] layers defaults, the file and the command line.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::report::Format;
+use crate::runner::topology::PinMode;
+
+/// Measures lock algorithms against their theory: speed, fairness, safety.
+#[derive(Parser, Debug)]
+#[command(name = "lockbench", version, about, long_about = None)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List the locks with their problem, source and claimed properties.
+    List {
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: ListFormat,
+    },
+    /// Run locks under a workload and report throughput, latency, fairness and safety.
+    Run(Box<RunArgs>),
+    /// Explore interleavings of a lock on a scheduled memory and check its safety property
+    /// after every step.
+    Verify(VerifyArgs),
+}
+
+/// Formats of `list`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    /// Aligned table.
+    Table,
+    /// JSON array.
+    Json,
+}
+
+/// How waiting threads wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitArg {
+    /// Spin with a spin-loop hint (right when each thread has its own core).
+    Spin,
+    /// Spin a little, then yield the CPU between tries (right when oversubscribed).
+    Yield,
+}
+
+/// Options of `run`. Every option may also come from `--config FILE.toml` (same names, with
+/// `-` or `_`); the command line wins.
+#[derive(Args, Debug, Default)]
+pub struct RunArgs {
+    /// Locks to run: comma-separated names, or `all` (every safe lock fitting the mix).
+    #[arg(long, value_delimiter = ',')]
+    pub lock: Option<Vec<String>>,
+    /// Thread counts to run, comma-separated (default: 1 and every physical core).
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Option<Vec<usize>>,
+    /// Session mix; repeat the flag for several: single, distinct, uniform:M, hot:M:A,B,
+    /// zipf:M:S, fixed:M, rw:P (default distinct: every thread its own session).
+    #[arg(long)]
+    pub mix: Option<Vec<String>>,
+    /// Capacity of k-exclusion locks (default 1).
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// Busy work inside the critical section, e.g. 0, 200ns, 1us (default 0).
+    #[arg(long)]
+    pub cs: Option<String>,
+    /// Busy work between passages (default 0).
+    #[arg(long)]
+    pub think: Option<String>,
+    /// Shared cache lines read and written in each critical section (default 0).
+    #[arg(long)]
+    pub cs_lines: Option<usize>,
+    /// Measure for this long per run, e.g. 2s (default 1s).
+    #[arg(long, conflicts_with = "passages")]
+    pub duration: Option<String>,
+    /// Instead of a duration, measure this many passages per thread.
+    #[arg(long)]
+    pub passages: Option<u64>,
+    /// Warm-up before measuring (default 100ms).
+    #[arg(long)]
+    pub warmup: Option<String>,
+    /// Repetitions of each run; the median is reported with the spread (default 1).
+    #[arg(long)]
+    pub repeat: Option<usize>,
+    /// Lock every other is compared with (default ticket).
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Output format (default table).
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Directory results are saved under (default reports/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// TOML file of options (see bench-configs/).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Thread placement: physical cores first, logical CPUs in id order, or no pinning
+    /// (default physical).
+    #[arg(long, value_enum)]
+    pub pin: Option<PinMode>,
+    /// Also place threads on SMT siblings (after every physical core is used).
+    #[arg(long)]
+    pub smt: bool,
+    /// Allow more threads than CPUs (the wait policy then defaults to yield).
+    #[arg(long)]
+    pub oversubscribe: bool,
+    /// How waiting threads wait (default spin; yield when oversubscribed).
+    #[arg(long, value_enum)]
+    pub wait: Option<WaitArg>,
+    /// Remove the safety oracle from timed runs.
+    #[arg(long)]
+    pub no_check: bool,
+    /// Trace every passage and check FCFS, concurrent entry and FIFE from the trace.
+    #[arg(long)]
+    pub trace: bool,
+    /// Counters to read: names (cycles, instructions, cache-misses, l1d-read-misses,
+    /// context-switches, task-clock, ...) or raw codes (r0443); `none` for no counters.
+    #[arg(long)]
+    pub counters: Option<String>,
+    /// Stop a run with no progress for this long and report it stalled (default 10s).
+    #[arg(long)]
+    pub stall_timeout: Option<String>,
+    /// Seed of the session samplers (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+}
+
+/// Options of `verify`.
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Lock to verify.
+    #[arg(long)]
+    pub lock: String,
+    /// Processes (default 3).
+    #[arg(long, default_value_t = 3)]
+    pub threads: usize,
+    /// Schedules to explore (default 1000).
+    #[arg(long, default_value_t = 1000)]
+    pub schedules: usize,
+    /// Seed of the schedulers.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Passages per process in each schedule.
+    #[arg(long, default_value_t = 2)]
+    pub passages: usize,
+    /// Capacity for k-exclusion locks (default 2 at 3 or more processes, else 1).
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// Replay one schedule (as printed by a failing verify) instead of exploring.
+    #[arg(long)]
+    pub replay: Option<String>,
+    /// Output as JSON.
+    #[arg(long)]
+    pub json: bool,
+}

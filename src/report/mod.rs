@@ -1,0 +1,300 @@
+//! Results and their exports: an aligned table for people, JSON (the machine-readable
+//! contract), CSV and Markdown. Every export is one [`Exporter`].
+
+pub mod result;
+pub mod store;
+
+use std::fmt::Write as _;
+
+pub use result::RunResult;
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    /// Aligned table with units.
+    Table,
+    /// JSON array of run objects.
+    Json,
+    /// One CSV row per run.
+    Csv,
+    /// Markdown table.
+    Md,
+}
+
+/// Serialises results in one format.
+pub trait Exporter {
+    /// The whole document for `results`.
+    fn export(&self, results: &[RunResult]) -> String;
+}
+
+impl Format {
+    /// The exporter of this format.
+    pub fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            Format::Table => Box::new(Table),
+            Format::Json => Box::new(Json),
+            Format::Csv => Box::new(Csv),
+            Format::Md => Box::new(Markdown),
+        }
+    }
+}
+
+/// A rate with a unit: `12.3 Mop/s`.
+pub fn rate(per_sec: f64) -> String {
+    let (v, unit) = if per_sec >= 1e9 {
+        (per_sec / 1e9, "Gop/s")
+    } else if per_sec >= 1e6 {
+        (per_sec / 1e6, "Mop/s")
+    } else if per_sec >= 1e3 {
+        (per_sec / 1e3, "kop/s")
+    } else {
+        (per_sec, "op/s")
+    };
+    format!("{v:.2} {unit}")
+}
+
+/// A duration in ns with a unit: `850 ns`, `12.4 µs`.
+pub fn nanos(ns: f64) -> String {
+    if ns >= 1e9 {
+        format!("{:.2} s", ns / 1e9)
+    } else if ns >= 1e6 {
+        format!("{:.2} ms", ns / 1e6)
+    } else if ns >= 1e4 {
+        format!("{:.1} µs", ns / 1e3)
+    } else if ns >= 1e3 {
+        format!("{:.2} µs", ns / 1e3)
+    } else {
+        format!("{ns:.0} ns")
+    }
+}
+
+/// The columns shared by the table, CSV and Markdown exports: (header, cell).
+fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
+    let ratio = r
+        .throughput_vs_baseline
+        .map_or("-".into(), |x| format!("{x:.2}x"));
+    let inside = r
+        .concurrency
+        .map_or("-".into(), |c| format!("{:.2}/{}", c.mean, c.max));
+    let safety = if !r.safety_checked {
+        "off".to_string()
+    } else if r.safety_violations == 0 && r.invariant_failures == 0 {
+        "ok".to_string()
+    } else {
+        format!("{} VIOL", r.safety_violations + r.invariant_failures)
+    };
+    let spread = if r.repeat > 1 {
+        format!(
+            "±{:.0}%{}",
+            r.throughput_spread.relative * 50.0,
+            if r.spread_wide { "!" } else { "" }
+        )
+    } else {
+        "-".into()
+    };
+    vec![
+        ("lock", r.lock.clone()),
+        ("problem", r.problem.clone()),
+        ("thr", r.threads.to_string()),
+        ("mix", r.mix.clone()),
+        ("throughput", rate(r.throughput_per_sec)),
+        ("spread", spread),
+        ("vs base", ratio),
+        ("p50", nanos(r.latency_ns.p50)),
+        ("p99", nanos(r.latency_ns.p99)),
+        ("p99.9", nanos(r.latency_ns.p999)),
+        ("max", nanos(r.latency_ns.max)),
+        ("jain", format!("{:.3}", r.fairness_jain)),
+        ("inside", inside),
+        ("safety", safety),
+        ("note", note(r)),
+    ]
+}
+
+fn note(r: &RunResult) -> String {
+    let mut notes = Vec::new();
+    if r.stalled.is_some() {
+        notes.push("STALLED");
+    }
+    if r.windows_uneven {
+        notes.push("uneven windows");
+    }
+    if r.oversubscribed {
+        notes.push("oversubscribed");
+    }
+    notes.join(", ")
+}
+
+/// Aligned plain-text table.
+pub struct Table;
+
+impl Exporter for Table {
+    fn export(&self, results: &[RunResult]) -> String {
+        if results.is_empty() {
+            return "no runs\n".into();
+        }
+        let rows: Vec<Vec<(&str, String)>> = results.iter().map(columns).collect();
+        let headers: Vec<&str> = rows[0].iter().map(|c| c.0).collect();
+        let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+        for row in &rows {
+            for (i, (_, cell)) in row.iter().enumerate() {
+                widths[i] = widths[i].max(cell.chars().count());
+            }
+        }
+        // Text columns left-aligned, figures right-aligned.
+        let left = |h: &str| matches!(h, "lock" | "problem" | "mix" | "note");
+        let line = |cells: Vec<&str>| {
+            let mut s = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                let pad = widths[i] - c.chars().count();
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                if left(headers[i]) {
+                    s.push_str(c);
+                    s.extend(std::iter::repeat_n(' ', pad));
+                } else {
+                    s.extend(std::iter::repeat_n(' ', pad));
+                    s.push_str(c);
+                }
+            }
+            s.trim_end().to_string() + "\n"
+        };
+        let mut out = String::new();
+        let first = &results[0];
+        let _ = writeln!(
+            out,
+            "latency = entry (request → inside); throughput over the measured window; cs {}, think {}, {}; oracle {}; wait {}",
+            nanos(first.cs_ns as f64),
+            nanos(first.think_ns as f64),
+            first.stop,
+            if first.safety_checked { "on" } else { "off (--no-check)" },
+            first.wait_policy,
+        );
+        out.push_str(&line(headers.clone()));
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        out.push_str(&line(rule.iter().map(|s| s.as_str()).collect()));
+        let mut last_group = None;
+        for (r, row) in results.iter().zip(&rows) {
+            let group = (r.threads, r.mix.clone());
+            if last_group.as_ref().is_some_and(|g| *g != group) {
+                out.push('\n');
+            }
+            last_group = Some(group);
+            out.push_str(&line(row.iter().map(|c| c.1.as_str()).collect()));
+        }
+        out
+    }
+}
+
+/// JSON array of [`RunResult`] objects.
+pub struct Json;
+
+impl Exporter for Json {
+    fn export(&self, results: &[RunResult]) -> String {
+        serde_json::to_string_pretty(results).expect("results serialise") + "\n"
+    }
+}
+
+/// CSV, one row per run, figures in plain units (ns, per second).
+pub struct Csv;
+
+impl Exporter for Csv {
+    fn export(&self, results: &[RunResult]) -> String {
+        let mut out = String::from(
+            "lock,problem,source,threads,sessions,k,mix,passages,throughput_per_sec,throughput_rel_spread,\
+             throughput_vs_baseline,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns,fairness_jain,\
+             inside_mean,inside_max,safety_checked,safety_violations,invariant_failures,stalled\n",
+        );
+        for r in results {
+            let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
+            let fields = [
+                csv_field(&r.lock),
+                r.problem.clone(),
+                csv_field(&r.source),
+                r.threads.to_string(),
+                r.sessions.to_string(),
+                r.k.to_string(),
+                csv_field(&r.mix),
+                r.passages.to_string(),
+                format!("{:.1}", r.throughput_per_sec),
+                format!("{:.4}", r.throughput_spread.relative),
+                opt(r.throughput_vs_baseline),
+                format!("{:.1}", r.latency_ns.p50),
+                format!("{:.1}", r.latency_ns.p90),
+                format!("{:.1}", r.latency_ns.p99),
+                format!("{:.1}", r.latency_ns.p999),
+                format!("{:.1}", r.latency_ns.max),
+                format!("{:.1}", r.latency_ns.mean),
+                format!("{:.4}", r.fairness_jain),
+                opt(r.concurrency.map(|c| c.mean)),
+                r.concurrency.map_or(String::new(), |c| c.max.to_string()),
+                r.safety_checked.to_string(),
+                r.safety_violations.to_string(),
+                r.invariant_failures.to_string(),
+                r.stalled.is_some().to_string(),
+            ];
+            out.push_str(&fields.join(","));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// Markdown table.
+pub struct Markdown;
+
+impl Exporter for Markdown {
+    fn export(&self, results: &[RunResult]) -> String {
+        let mut out = String::new();
+        for (i, r) in results.iter().enumerate() {
+            let cols = columns(r);
+            if i == 0 {
+                let h: Vec<&str> = cols.iter().map(|c| c.0).collect();
+                let _ = writeln!(out, "| {} |", h.join(" | "));
+                let _ = writeln!(out, "|{}", "---|".repeat(h.len()));
+            }
+            let cells: Vec<String> = cols.iter().map(|c| c.1.replace('|', "\\|")).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(rate(12_345_678.0), "12.35 Mop/s");
+        assert_eq!(rate(999.0), "999.00 op/s");
+        assert_eq!(nanos(850.0), "850 ns");
+        assert_eq!(nanos(1_500.0), "1.50 µs");
+        assert_eq!(nanos(25_000.0), "25.0 µs");
+        assert_eq!(nanos(3.2e6), "3.20 ms");
+    }
+
+    #[test]
+    fn csv_quotes() {
+        assert_eq!(csv_field("hot:8:25,75"), "\"hot:8:25,75\"");
+        assert_eq!(csv_field("single"), "single");
+    }
+
+    #[test]
+    fn spread() {
+        let s = result::Spread::of(&[3.0, 1.0, 2.0]);
+        assert_eq!((s.min, s.median, s.max), (1.0, 2.0, 3.0));
+        assert!((s.relative - 1.0).abs() < 1e-12);
+        assert_eq!(result::median_sorted(&[1.0, 2.0, 3.0, 10.0]), 2.5);
+    }
+}

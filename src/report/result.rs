@@ -1,0 +1,177 @@
+//! The result of one (lock, configuration) run: the machine-readable contract.
+//!
+//! Field names are stable: add, don't rename. Every figure is documented here; JSON carries
+//! them under the same names.
+
+use serde::Serialize;
+
+use crate::check::trace::TraceReport;
+use crate::metrics::counters::CounterReport;
+use crate::metrics::fairness::Fairness;
+use crate::metrics::latency::LatencySummary;
+use crate::runner::topology::Host;
+
+/// Spread of a figure over repetitions.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Spread {
+    /// Smallest over repetitions.
+    pub min: f64,
+    /// Median over repetitions (the reported figure).
+    pub median: f64,
+    /// Largest over repetitions.
+    pub max: f64,
+    /// (max − min) / median.
+    pub relative: f64,
+}
+
+impl Spread {
+    /// Spread of `values` (at least one).
+    pub fn of(values: &[f64]) -> Spread {
+        let mut v = values.to_vec();
+        v.sort_by(|a, b| a.total_cmp(b));
+        let median = median_sorted(&v);
+        let (min, max) = (v[0], v[v.len() - 1]);
+        Spread {
+            min,
+            median,
+            max,
+            relative: if median > 0.0 {
+                (max - min) / median
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// Median of sorted values (mean of the middle two for an even count).
+pub fn median_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Processes inside together, as the oracle saw them at each entry.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct Concurrency {
+    /// Mean over entries.
+    pub mean: f64,
+    /// Largest.
+    pub max: u64,
+}
+
+/// Per-thread figures.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ThreadResult {
+    /// Thread (= process id).
+    pub thread: usize,
+    /// CPU it was pinned to (null: not pinned).
+    pub cpu: Option<usize>,
+    /// Measured passages.
+    pub passages: u64,
+    /// Its measured window, ns.
+    pub window_ns: f64,
+    /// Its passages per second over its own window.
+    pub rate_per_sec: f64,
+}
+
+/// One (lock, configuration) run.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunResult {
+    /// Lock name.
+    pub lock: String,
+    /// Problem it solves: mutex, gme, k-exclusion.
+    pub problem: String,
+    /// Paper and figure, or "baseline".
+    pub source: String,
+    /// Threads (= processes).
+    pub threads: usize,
+    /// Distinct session ids the mix can ask for at this thread count.
+    pub sessions: usize,
+    /// k-exclusion capacity (the lock's k; 1 for the other problems' view).
+    pub k: usize,
+    /// Session mix.
+    pub mix: String,
+    /// Measured passages (median repetition).
+    pub passages: u64,
+    /// Passages per second over the wall-clock window (median over repetitions).
+    pub throughput_per_sec: f64,
+    /// Throughput spread over repetitions.
+    pub throughput_spread: Spread,
+    /// The spread is wide (relative spread above 10%): the figure is not to be trusted alone.
+    pub spread_wide: bool,
+    /// Repetitions.
+    pub repeat: usize,
+    /// Entry latency (request → inside), ns, over all repetitions.
+    pub latency_ns: LatencySummary,
+    /// Whole passage (request to the next request: enter, CS, exit, think), ns.
+    pub passage_ns: LatencySummary,
+    /// Passages of each thread (median repetition).
+    pub per_thread_passages: Vec<u64>,
+    /// Each thread's CPU, window and rate (median repetition).
+    pub per_thread: Vec<ThreadResult>,
+    /// Threads did not all run for the same window (windows differ by more than 5%): rates of
+    /// threads that finished early are inflated.
+    pub windows_uneven: bool,
+    /// Jain's fairness index over per-thread rates.
+    pub fairness_jain: f64,
+    /// Fairness details (max/min share).
+    pub fairness: Fairness,
+    /// Processes inside together (null when the oracle was off).
+    pub concurrency: Option<Concurrency>,
+    /// Whether the safety oracle ran.
+    pub safety_checked: bool,
+    /// Safety violations seen (all repetitions).
+    pub safety_violations: u64,
+    /// Failed checks of the lock's register bounds (all repetitions).
+    pub invariant_failures: u64,
+    /// The first failed register-bound check.
+    pub invariant_example: Option<String>,
+    /// Counters, each per passage or null with the reason it is unavailable.
+    pub counters: Vec<CounterReport>,
+    /// RMRs under the papers' model (null: not measured in this run).
+    pub rmr: Option<serde_json::Value>,
+    /// Trace analysis (`--trace`), null otherwise.
+    pub trace: Option<TraceReport>,
+    /// Why the run was stopped early, when it stalled.
+    pub stalled: Option<String>,
+    /// Baseline the ratio is against.
+    pub baseline: Option<String>,
+    /// Throughput over the baseline's in the same configuration.
+    pub throughput_vs_baseline: Option<f64>,
+    /// Pinning mode.
+    pub pin: String,
+    /// SMT siblings used.
+    pub smt: bool,
+    /// More threads than CPUs.
+    pub oversubscribed: bool,
+    /// How waiting threads waited.
+    pub wait_policy: String,
+    /// Critical-section busy work, ns.
+    pub cs_ns: u64,
+    /// Think-time busy work, ns.
+    pub think_ns: u64,
+    /// Shared cache lines touched in each critical section.
+    pub cs_lines: usize,
+    /// Stop rule, e.g. "duration 1s" or "passages 10000".
+    pub stop: String,
+    /// Warm-up, ns.
+    pub warmup_ns: u64,
+    /// The harness's timing cost per passage (clock reads, histogram records), ns.
+    pub harness_overhead_ns: f64,
+    /// Clock resolution: nanoseconds per tick.
+    pub ns_per_tick: f64,
+    /// Notes a reader must see (oversubscription, pinning failures, ...).
+    pub warnings: Vec<String>,
+    /// Host description.
+    pub host: Host,
+    /// lockbench version.
+    pub version: String,
+    /// Seconds since the Unix epoch when the run finished.
+    pub timestamp: u64,
+}
