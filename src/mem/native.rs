@@ -41,8 +41,11 @@ impl WaitPolicy {
         self.wait_slow(abort, &mut cond)
     }
 
+    /// The waiting loop, out of line (`#[cold]`) but generic, so the condition is inlined into
+    /// it: the loop is the condition's loads, a compare and a `pause`.
     #[cold]
-    fn wait_slow(&self, abort: Option<&AtomicBool>, cond: &mut dyn FnMut() -> bool) {
+    #[inline(never)]
+    fn wait_slow<F: FnMut() -> bool>(&self, abort: Option<&AtomicBool>, cond: &mut F) {
         let mut tries = 0u32;
         while !cond() {
             tries = tries.wrapping_add(1);
