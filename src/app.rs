@@ -301,7 +301,7 @@ fn summarize(
     }
     let trace = merge_traces(reps, p.entry.info.problem, spec.k);
     if let Some(t) = &trace {
-        if p.entry.info.fcfs && t.fcfs_violations > 0 {
+        if p.entry.info.fcfs && t.doorway_observed && t.fcfs_violations > 0 {
             warnings.push(format!(
                 "{} claims FCFS but the trace shows {} violations",
                 p.entry.info.name, t.fcfs_violations
@@ -373,6 +373,7 @@ fn merge_traces(reps: &[Repetition], problem: Problem, k: usize) -> Option<Trace
             None => t,
             Some(mut m) => {
                 m.passages += t.passages;
+                m.doorway_observed &= t.doorway_observed;
                 m.fcfs_violations += t.fcfs_violations;
                 m.fcfs_example = m.fcfs_example.or(t.fcfs_example);
                 m.unconflicted_passages += t.unconflicted_passages;
@@ -585,7 +586,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
                 .into_iter()
                 .find(|e| e.info.name == r.lock)
                 .is_some_and(|e| e.info.fcfs);
-            if claims && t.fcfs_violations > 0 {
+            if claims && t.doorway_observed && t.fcfs_violations > 0 {
                 let _ = writeln!(
                     err,
                     "error: {} claims FCFS; trace shows {} violations",

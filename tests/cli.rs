@@ -408,3 +408,32 @@ fn oversubscribed_runs_say_so() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("oversubscribed"), "{err}");
 }
+
+#[test]
+fn fcfs_locks_show_no_fcfs_violation_in_traces() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = run_json(
+        dir.path(),
+        &[
+            "--lock",
+            "ticket,condvar-gme",
+            "--threads",
+            "2",
+            "--mix",
+            "uniform:3",
+            "--trace",
+            "--passages",
+            "20000",
+        ],
+    );
+    for r in &runs {
+        let t = &r["trace"];
+        assert_eq!(t["passages"], 40000, "{}", r["lock"]);
+        assert_eq!(t["doorway_observed"], true, "{}", r["lock"]);
+        assert_eq!(
+            t["fcfs_violations"], 0,
+            "{}: {}",
+            r["lock"], t["fcfs_example"]
+        );
+    }
+}

@@ -26,6 +26,8 @@ pub struct TraceRecord {
     pub cs_exit: u64,
     /// Processes inside at entry as the oracle saw them (0 when the oracle was off).
     pub inside: u32,
+    /// The lock reported the end of its doorway; when false, `doorway_end` is the request.
+    pub doorway_observed: bool,
 }
 
 /// What the trace shows.
@@ -33,6 +35,10 @@ pub struct TraceRecord {
 pub struct TraceReport {
     /// Passages analysed.
     pub passages: u64,
+    /// The lock reported its doorway for every passage. When false, FCFS is judged from the
+    /// requests (arrival order), which a lock may legitimately break by a few nanoseconds
+    /// before its doorway fixes the order.
+    pub doorway_observed: bool,
     /// Passages that entered before a conflicting request that doorway-preceded them (P5:
     /// "if i doorway-precedes j and they conflict, j does not enter before i").
     pub fcfs_violations: u64,
@@ -109,6 +115,7 @@ pub fn analyze(
     let any = problem != Problem::Gme;
     let mut report = TraceReport {
         passages: records.len() as u64,
+        doorway_observed: !records.is_empty() && records.iter().all(|r| r.doorway_observed),
         truncated,
         ..Default::default()
     };
@@ -141,10 +148,15 @@ pub fn analyze(
                     if report.fcfs_example.is_none() {
                         let ri = &records[i];
                         report.fcfs_example = Some(format!(
-                            "process {} (session {}) finished its doorway {:.0} ns before process {} \
-                             (session {}) started its own, yet entered {:.0} ns after it",
+                            "process {} (session {}) {} {:.0} ns before process {} (session {}) \
+                             started its own, yet entered {:.0} ns after it",
                             ri.process,
                             ri.session,
+                            if ri.doorway_observed {
+                                "finished its doorway"
+                            } else {
+                                "made its request (doorway not observable)"
+                            },
                             (rj.doorway_start - ri.doorway_end) as f64 * ns_per_tick,
                             rj.process,
                             rj.session,
@@ -206,6 +218,7 @@ mod tests {
             cs_enter: t[2],
             cs_exit: t[3],
             inside: 1,
+            doorway_observed: true,
         }
     }
 

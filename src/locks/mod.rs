@@ -55,10 +55,11 @@ pub trait Lock: Send + Sync {
     ///
     /// Every lock that claims FCFS implements it; algorithms write their entry once as a
     /// generic `fn acquire<F: FnMut()>(&self, p, s, doorway_done: F)` called by both `enter`
-    /// (with a no-op, so timing runs pay nothing) and `enter_traced`. The default, for locks with
-    /// no doorway, reports the doorway as done on arrival.
+    /// (with a no-op, so timing runs pay nothing) and `enter_traced`. The default, for locks
+    /// whose doorway cannot be observed, never calls `doorway_done`: traces then measure order
+    /// from the request and say so.
     fn enter_traced(&self, p: usize, session: usize, doorway_done: &mut dyn FnMut()) {
-        doorway_done();
+        let _ = doorway_done;
         self.enter(p, session);
     }
 

@@ -531,7 +531,10 @@ fn passages<const CHECK: bool, const TRACE: bool>(
                     process: p as u32,
                     session: session as u32,
                     doorway_start: t0,
-                    doorway_end: doorway,
+                    // 0: the lock does not report its doorway; order is then taken from the
+                    // request.
+                    doorway_end: if doorway == 0 { t0 } else { doorway },
+                    doorway_observed: doorway != 0,
                     cs_enter: t1,
                     cs_exit: t2,
                     inside: seen.map_or(0, |e| e.inside as u32),
@@ -735,6 +738,7 @@ mod tests {
         assert!(!truncated);
         assert_eq!(trace.len(), 600);
         for t in &trace {
+            assert!(t.doorway_observed, "ticket reports its doorway");
             assert!(t.doorway_start <= t.doorway_end && t.doorway_end <= t.cs_enter);
             assert!(t.cs_enter <= t.cs_exit);
         }

@@ -48,12 +48,14 @@ impl CondvarGme {
     }
 }
 
-impl Lock for CondvarGme {
-    fn enter(&self, _p: usize, session: usize) {
+impl CondvarGme {
+    fn acquire(&self, session: usize, mut doorway_done: impl FnMut()) {
         let mut st = self.state.lock();
+        // Doorway: take a ticket and join the queue.
         let ticket = st.next_ticket;
         st.next_ticket += 1;
         st.queue.push_back((ticket, session));
+        doorway_done();
         while !st.may_enter(ticket, session) {
             self.changed.wait(&mut st);
         }
@@ -69,6 +71,16 @@ impl Lock for CondvarGme {
             // Same-session requests queued behind us may now share.
             self.changed.notify_all();
         }
+    }
+}
+
+impl Lock for CondvarGme {
+    fn enter(&self, _p: usize, session: usize) {
+        self.acquire(session, || {})
+    }
+
+    fn enter_traced(&self, _p: usize, session: usize, doorway_done: &mut dyn FnMut()) {
+        self.acquire(session, doorway_done)
     }
 
     fn exit(&self, _p: usize, _session: usize) {
