@@ -1,0 +1,70 @@
+//! `burns-lamport`: the one-bit mutual exclusion algorithm of Burns and of Lamport, as stated in
+//! seed 000 (He, Gopalakrishnan, Gafni), Fig. 2.
+//!
+//! Each process owns one bit. It raises it and yields to any lower-numbered process whose bit is
+//! up (lowering its own and starting over, lines 1–8), then waits for every higher-numbered bit
+//! to fall (lines 9–11). Mutual exclusion and deadlock freedom with N bits, but no FCFS and no
+//! starvation freedom (a low-numbered process can overtake forever), and Section 4 of seed 000
+//! gives a schedule costing Ω(N²) RMRs in the CC model. The figure shows the entry only; the exit
+//! lowers the bit (the bit is "true while competing or inside").
+
+use crate::locks::{Lock, Params};
+use crate::mem::{Memory, Register};
+
+/// Burns–Lamport over memory `M`.
+pub struct BurnsLamport<M: Memory> {
+    mem: M,
+    n: usize,
+    competing: Box<[M::Reg]>,
+}
+
+impl<M: Memory> BurnsLamport<M> {
+    /// The algorithm for `params.n` processes.
+    pub fn new(mem: M, params: &Params) -> Self {
+        BurnsLamport {
+            competing: mem.per_process(params.n, 0),
+            mem,
+            n: params.n,
+        }
+    }
+}
+
+impl<M: Memory> Lock for BurnsLamport<M> {
+    fn enter(&self, i: usize, _session: usize) {
+        'l: loop {
+            // 1: L: Competing[i] := true
+            self.competing[i].write(i, 1);
+            // 2–8: for j := 1 to i − 1
+            for j in 0..i {
+                // 3: if Competing[j] then
+                if self.competing[j].read(i) != 0 {
+                    // 4: Competing[i] := false
+                    self.competing[i].write(i, 0);
+                    // 5: wait until not Competing[j]
+                    self.mem.wait_until(i, || self.competing[j].read(i) == 0);
+                    // 6: goto L
+                    continue 'l;
+                }
+            }
+            break;
+        }
+        // 9–11: for j := i + 1 to N: wait until not Competing[j]
+        for j in i + 1..self.n {
+            self.mem.wait_until(i, || self.competing[j].read(i) == 0);
+        }
+    }
+
+    fn exit(&self, i: usize, _session: usize) {
+        self.competing[i].write(i, 0);
+    }
+
+    fn check_invariants(&self, _exact: bool) -> Result<(), String> {
+        for (j, r) in self.competing.iter().enumerate() {
+            let v = r.peek();
+            if v != 0 && v != 1 {
+                return Err(format!("burns-lamport: bit of process {j} = {v}"));
+            }
+        }
+        Ok(())
+    }
+}

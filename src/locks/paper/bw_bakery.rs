@@ -1,0 +1,124 @@
+//! `bw-bakery`: Taubenfeld's Black-White Bakery algorithm as stated in seed 000 (He,
+//! Gopalakrishnan, Gafni), Fig. 3.
+//!
+//! Tokens are coloured: a process takes the colour of the shared bit GlobalColor and a number one
+//! above the numbers of the processes holding that colour (lines 3–6). Between equal colours the
+//! smaller (number, id) goes first; between different colours, the token whose colour differs
+//! from GlobalColor goes first. On exit a process flips GlobalColor to the opposite of its own
+//! colour (lines 17–21), so numbers restart and stay bounded by N. Mutual exclusion, FCFS,
+//! starvation freedom, bounded registers, O(N) RMRs in the CC model.
+//!
+//! Deviation from the extracted figure: its waiting room shows only the same-colour wait
+//! (lines 9–14); the different-colour wait was lost in extraction. The text beside the figure
+//! ("if two tokens have different colors, the token whose color is different from the
+//! GlobalColor is smaller") and Taubenfeld's original require it, and Fig. 5 (the GME
+//! generalization) has it as lines 22–24: here it is the `else` branch, `wait until
+//! (Token[j].number = 0) ∨ (GlobalColor ≠ mycolor) ∨ (Token[j].color = mycolor)`. Without it two
+//! processes of different colours would never wait on each other.
+
+use crate::locks::{Lock, Params};
+use crate::mem::{Home, Memory, Register};
+
+const BLACK: i64 = 0;
+const WHITE: i64 = 1;
+
+/// The Black-White Bakery over memory `M`.
+pub struct BwBakery<M: Memory> {
+    mem: M,
+    n: usize,
+    choosing: Box<[M::Reg]>,
+    /// Token[i].color.
+    color: Box<[M::Reg]>,
+    /// Token[i].number (0: no token).
+    number: Box<[M::Reg]>,
+    global_color: M::Reg,
+}
+
+impl<M: Memory> BwBakery<M> {
+    /// A Black-White Bakery for `params.n` processes; GlobalColor starts black.
+    pub fn new(mem: M, params: &Params) -> Self {
+        let n = params.n;
+        BwBakery {
+            choosing: mem.per_process(n, 0),
+            color: mem.per_process(n, BLACK),
+            number: mem.per_process(n, 0),
+            global_color: mem.register(Home::Shared, BLACK),
+            mem,
+            n,
+        }
+    }
+
+    #[inline(always)]
+    fn acquire(&self, i: usize, mut doorway_done: impl FnMut()) -> i64 {
+        // 3: Choosing[i] := true
+        self.choosing[i].write(i, 1);
+        // 4: Token[i].color := GlobalColor
+        let mycolor = self.global_color.read(i);
+        self.color[i].write(i, mycolor);
+        // 5: Token[i].number := 1 + max({Token[j].number | Token[i].color = Token[j].color})
+        let max = (0..self.n)
+            .filter(|&j| j != i && self.color[j].read(i) == mycolor)
+            .map(|j| self.number[j].read(i))
+            .max()
+            .unwrap_or(0);
+        let mine = max + 1;
+        self.number[i].write(i, mine);
+        // 6: Choosing[i] := false
+        self.choosing[i].write(i, 0);
+        doorway_done();
+        for j in (0..self.n).filter(|&j| j != i) {
+            // 8: wait until Choosing[j] = false
+            self.mem.wait_until(i, || self.choosing[j].read(i) == 0);
+            if self.color[j].read(i) == mycolor {
+                // 9–13: wait until ((number_i, i) < (number_j, j)) ∨ (color_j ≠ mycolor)
+                //        ∨ (number_j = 0)
+                self.mem.wait_until(i, || {
+                    let nj = self.number[j].read(i);
+                    nj == 0 || self.color[j].read(i) != mycolor || (mine, i) < (nj, j)
+                });
+            } else {
+                // (lost in extraction; see the module doc) wait until (number_j = 0)
+                //        ∨ (GlobalColor ≠ mycolor) ∨ (color_j = mycolor)
+                self.mem.wait_until(i, || {
+                    self.number[j].read(i) == 0
+                        || self.global_color.read(i) != mycolor
+                        || self.color[j].read(i) == mycolor
+                });
+            }
+        }
+        // 16: CS
+        mycolor
+    }
+}
+
+impl<M: Memory> Lock for BwBakery<M> {
+    fn enter(&self, p: usize, _session: usize) {
+        self.acquire(p, || {});
+    }
+
+    fn enter_traced(&self, p: usize, _session: usize, doorway_done: &mut dyn FnMut()) {
+        self.acquire(p, doorway_done);
+    }
+
+    fn exit(&self, p: usize, _session: usize) {
+        // 17–21: GlobalColor := the opposite of Token[i].color
+        let mine = self.color[p].read(p);
+        self.global_color
+            .write(p, if mine == BLACK { WHITE } else { BLACK });
+        // 22: Token[i].number := 0
+        self.number[p].write(p, 0);
+    }
+
+    fn check_invariants(&self, _exact: bool) -> Result<(), String> {
+        let n = self.n as i64;
+        for (j, r) in self.number.iter().enumerate() {
+            let v = r.peek();
+            if !(0..=n).contains(&v) {
+                return Err(format!(
+                    "bw-bakery: number of process {j} = {v} outside {{0, …, N = {n}}}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}

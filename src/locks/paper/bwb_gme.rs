@@ -1,0 +1,272 @@
+//! `bwb-gme` and `naive-bwb-gme`: the Black and White Bakery GME algorithm of seed 000 (He,
+//! Gopalakrishnan, Gafni), Figs. 4–6, and the naive generalization Section 6 shows unsafe.
+//!
+//! BWBGME generalises Taubenfeld's Black-White Bakery (Fig. 3) to groups. A token is
+//! (session, colour, number), read and written atomically (packed into one register, as the
+//! paper suggests). The doorway (lines 3–15) takes GlobalColor and a number above those of
+//! *conflicting* processes of that colour; the waiting room (lines 16–26) waits only on
+//! conflicting processes, with the Black-White priority. The exit (lines 28–37) flips
+//! GlobalColor only when the number is not 1 and no active process holds the opposite colour
+//! (OPPOSITECOLOR, Fig. 6), which keeps Invariant 1 (GlobalColor cannot flip twice while a
+//! process holds its colour). P1–P5, O(N) RMRs (CC), O(N) space, bounded registers: numbers stay
+//! at most N + 1.
+//!
+//! `naive-bwb-gme` is the naive generalization Section 6 describes: the same entry (the
+//! conflict check added to every wait), but the exit of Fig. 3 — always flip GlobalColor to the
+//! opposite of one's colour, then clear the token. The paper's counter-example, with three
+//! processes: GlobalColor white; P0 and P2 (session S) take white and are inside together; P0
+//! leaves and flips GlobalColor to black; P0 asks for S again, takes black and enters (concurrent
+//! entry); P1 asks for a conflicting S′, takes black and a larger number, and waits for P0 (same
+//! colour) and for P2 (different colour while GlobalColor is black); P0 leaves again and flips
+//! GlobalColor to white; now P1 stops waiting for P2 (GlobalColor ≠ its colour) and enters
+//! while P2, of session S, is still inside. It is a negative control: listed as unsafe and left
+//! out of `all`.
+//!
+//! Sessions: the figure's sessions are positive with 0 meaning none; lockbench's s is s + 1.
+
+use crate::locks::{Lock, Params};
+use crate::mem::{Home, Memory, Register};
+
+const NONE: i64 = 0; // ⊥
+const BLACK: i64 = 1;
+const WHITE: i64 = 2;
+
+fn opposite(c: i64) -> i64 {
+    if c == BLACK {
+        WHITE
+    } else {
+        BLACK
+    }
+}
+
+/// A token (session, colour, number) packed in one register: session in bits 24.., colour in
+/// bits 20..24, number in bits 0..20 (numbers are at most N + 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Token {
+    session: i64,
+    color: i64,
+    number: i64,
+}
+
+impl Token {
+    const EMPTY: Token = Token {
+        session: 0,
+        color: NONE,
+        number: 0,
+    };
+
+    fn pack(self) -> i64 {
+        (self.session << 24) | (self.color << 20) | self.number
+    }
+
+    fn unpack(v: i64) -> Token {
+        Token {
+            session: v >> 24,
+            color: (v >> 20) & 0xf,
+            number: v & 0xf_ffff,
+        }
+    }
+}
+
+/// Which exit section runs.
+pub trait ExitRule: Send + Sync + 'static {
+    /// Name of the lock.
+    const NAME: &'static str;
+    /// Fig. 5's exit (lines 28–36) rather than the naive Fig. 3 exit.
+    const GUARDED: bool;
+}
+
+/// Fig. 5 lines 28–36: flip only if mynumber ≠ 1 and OPPOSITECOLOR(mycolor) is false.
+pub struct Guarded;
+
+impl ExitRule for Guarded {
+    const NAME: &'static str = "bwb-gme";
+    const GUARDED: bool = true;
+}
+
+/// The naive generalization (Section 6): always flip, as Fig. 3 lines 17–21 do.
+pub struct Naive;
+
+impl ExitRule for Naive {
+    const NAME: &'static str = "naive-bwb-gme";
+    const GUARDED: bool = false;
+}
+
+/// The Black and White Bakery GME over memory `M`, with exit rule `E`.
+pub struct BwbGmeLock<M: Memory, E: ExitRule> {
+    mem: M,
+    n: usize,
+    global_color: M::Reg,
+    token: Box<[M::Reg]>,
+    choosing: Box<[M::Reg]>,
+    rule: std::marker::PhantomData<E>,
+}
+
+/// `bwb-gme`.
+pub type BwbGme<M> = BwbGmeLock<M, Guarded>;
+/// `naive-bwb-gme`.
+pub type NaiveBwbGme<M> = BwbGmeLock<M, Naive>;
+
+impl<M: Memory, E: ExitRule> BwbGmeLock<M, E> {
+    /// The lock for `params.n` processes; GlobalColor starts white, tokens (0, ⊥, 0).
+    pub fn new(mem: M, params: &Params) -> Self {
+        let n = params.n;
+        BwbGmeLock {
+            global_color: mem.register(Home::Shared, WHITE),
+            token: mem.per_process(n, Token::EMPTY.pack()),
+            choosing: mem.per_process(n, 0),
+            mem,
+            n,
+            rule: std::marker::PhantomData,
+        }
+    }
+
+    fn read_token(&self, i: usize, j: usize) -> Token {
+        Token::unpack(self.token[j].read(i))
+    }
+
+    #[inline(always)]
+    fn acquire(&self, i: usize, s: usize, mut doorway_done: impl FnMut()) {
+        let mysession = s as i64 + 1;
+        // 3: Token[i] := (mysession, ⊥, 0)
+        self.token[i].write(
+            i,
+            Token {
+                session: mysession,
+                color: NONE,
+                number: 0,
+            }
+            .pack(),
+        );
+        // 4: Choosing[i] := true
+        self.choosing[i].write(i, 1);
+        // 5: mycolor := GlobalColor
+        let mycolor = self.global_color.read(i);
+        // 6: mynumber := 0
+        let mut mynumber = 0;
+        // 7–12: the largest number among conflicting processes of my colour
+        for j in (0..self.n).filter(|&j| j != i) {
+            let other = self.read_token(i, j);
+            if other.color == mycolor && other.session != 0 && other.session != mysession {
+                mynumber = mynumber.max(other.number);
+            }
+        }
+        // 13: mynumber := mynumber + 1
+        mynumber += 1;
+        // 14: Token[i] := (mysession, mycolor, mynumber)
+        self.token[i].write(
+            i,
+            Token {
+                session: mysession,
+                color: mycolor,
+                number: mynumber,
+            }
+            .pack(),
+        );
+        // 15: Choosing[i] := false
+        self.choosing[i].write(i, 0);
+        doorway_done();
+        let compatible = |t: Token| t.session == 0 || t.session == mysession;
+        for j in (0..self.n).filter(|&j| j != i) {
+            // 17–18: wait until (Choosing[j] = false) ∨ (Token[j].session ∈ {0, mysession})
+            self.mem.wait_until(i, || {
+                self.choosing[j].read(i) == 0 || compatible(self.read_token(i, j))
+            });
+            // 19: if Token[j].color = mycolor
+            if self.read_token(i, j).color == mycolor {
+                // 20–21: wait until ((mynumber, i) < (Token[j].number, j))
+                //        ∨ (Token[j].color ≠ mycolor) ∨ (Token[j].session ∈ {0, mysession})
+                self.mem.wait_until(i, || {
+                    let t = self.read_token(i, j);
+                    (mynumber, i) < (t.number, j) || t.color != mycolor || compatible(t)
+                });
+            } else {
+                // 23–24: wait until (GlobalColor ≠ mycolor) ∨ (Token[j].color = mycolor)
+                //        ∨ (Token[j].session ∈ {0, mysession})
+                self.mem.wait_until(i, || {
+                    let t = self.read_token(i, j);
+                    t.color == mycolor || compatible(t) || self.global_color.read(i) != mycolor
+                });
+            }
+        }
+        // 27: CRITICAL SECTION
+    }
+
+    /// Fig. 6: OPPOSITECOLOR(color): some active process holds the opposite colour.
+    fn opposite_color(&self, i: usize, color: i64) -> bool {
+        (0..self.n).any(|j| {
+            let other = self.read_token(i, j);
+            other.session != 0 && other.color == opposite(color)
+        })
+    }
+}
+
+impl<M: Memory, E: ExitRule> Lock for BwbGmeLock<M, E> {
+    fn enter(&self, p: usize, session: usize) {
+        self.acquire(p, session, || {})
+    }
+
+    fn enter_traced(&self, p: usize, session: usize, doorway_done: &mut dyn FnMut()) {
+        self.acquire(p, session, doorway_done)
+    }
+
+    fn exit(&self, i: usize, _session: usize) {
+        let me = self.read_token(i, i);
+        if E::GUARDED {
+            // 28: if mynumber ≠ 1 then 29: if not OPPOSITECOLOR(mycolor) then 30–34: flip
+            if me.number != 1 && !self.opposite_color(i, me.color) {
+                self.global_color.write(i, opposite(me.color));
+            }
+        } else {
+            // The naive exit (Fig. 3 lines 17–21): always flip.
+            self.global_color.write(i, opposite(me.color));
+        }
+        // 37: Token[i] := (0, ⊥, 0)
+        self.token[i].write(i, Token::EMPTY.pack());
+    }
+
+    fn check_invariants(&self, _exact: bool) -> Result<(), String> {
+        let gc = self.global_color.peek();
+        if gc != BLACK && gc != WHITE {
+            return Err(format!("{}: GlobalColor = {gc}", E::NAME));
+        }
+        let bound = self.n as i64 + 1;
+        for (j, r) in self.token.iter().enumerate() {
+            let t = Token::unpack(r.peek());
+            if !(0..=bound).contains(&t.number) {
+                return Err(format!(
+                    "{}: token number of process {j} = {} outside {{0, …, N + 1 = {bound}}}",
+                    E::NAME,
+                    t.number
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_pack_and_unpack() {
+        for t in [
+            Token::EMPTY,
+            Token {
+                session: 7,
+                color: BLACK,
+                number: 3,
+            },
+            Token {
+                session: 1 << 20,
+                color: WHITE,
+                number: 0xf_ffff,
+            },
+        ] {
+            assert_eq!(Token::unpack(t.pack()), t);
+        }
+        assert_eq!(opposite(BLACK), WHITE);
+        assert_eq!(opposite(WHITE), BLACK);
+    }
+}

@@ -1,0 +1,99 @@
+//! `glb`: the Generalized Lamport Bakery algorithm for group mutual exclusion, seed 000 (He,
+//! Gopalakrishnan, Gafni, "Group mutual exclusion in linear time and space"), Fig. 1.
+//!
+//! Lamport's Bakery where a process waits only on processes of a *conflicting* session: lines 8
+//! and 9 pass any process whose Session is 0 (idle) or the same as ours. Mutual exclusion
+//! (no two sessions inside together), starvation freedom, bounded exit, concurrent entry and FCFS
+//! (P1–P5), O(N) RMRs in the CC model, O(N) space, unbounded tokens (Theorem 1).
+//!
+//! Sessions: the figure's sessions are positive integers with 0 meaning "none"; lockbench's
+//! session s is stored as s + 1.
+
+use crate::locks::{Lock, Params};
+use crate::mem::{Memory, Register};
+
+/// The Generalized Lamport Bakery over memory `M`.
+pub struct Glb<M: Memory> {
+    mem: M,
+    n: usize,
+    session: Box<[M::Reg]>,
+    token: Box<[M::Reg]>,
+    choosing: Box<[M::Reg]>,
+}
+
+impl<M: Memory> Glb<M> {
+    /// GLB for `params.n` processes: Session and Token all 0, Choosing all false.
+    pub fn new(mem: M, params: &Params) -> Self {
+        let n = params.n;
+        Glb {
+            session: mem.per_process(n, 0),
+            token: mem.per_process(n, 0),
+            choosing: mem.per_process(n, 0),
+            mem,
+            n,
+        }
+    }
+
+    #[inline(always)]
+    fn acquire(&self, i: usize, s: usize, mut doorway_done: impl FnMut()) {
+        let mysession = s as i64 + 1;
+        // 3: Choosing[i] := true
+        self.choosing[i].write(i, 1);
+        // 4: Session[i] := mysession
+        self.session[i].write(i, mysession);
+        // 5: Token[i] := 1 + max({Token[j] | 1 ≤ j ≤ n})
+        let max = (0..self.n)
+            .map(|j| self.token[j].read(i))
+            .max()
+            .unwrap_or(0);
+        let mine = max + 1;
+        self.token[i].write(i, mine);
+        // 6: Choosing[i] := false
+        self.choosing[i].write(i, 0);
+        doorway_done();
+        let compatible = |j: usize| {
+            let sj = self.session[j].read(i);
+            sj == 0 || sj == mysession
+        };
+        // 7: for j := 1 to N (j = i passes both waits: Session[i] = mysession)
+        for j in (0..self.n).filter(|&j| j != i) {
+            // 8: wait until (Choosing[j] = false) ∨ (Session[j] ∈ {0, mysession})
+            self.mem
+                .wait_until(i, || self.choosing[j].read(i) == 0 || compatible(j));
+            // 9: wait until ((Token[i], i) < (Token[j], j)) ∨ (Token[j] = 0)
+            //               ∨ (Session[j] ∈ {0, mysession})
+            self.mem.wait_until(i, || {
+                let tj = self.token[j].read(i);
+                tj == 0 || (mine, i) < (tj, j) || compatible(j)
+            });
+        }
+        // 11: CRITICAL SECTION
+    }
+}
+
+impl<M: Memory> Lock for Glb<M> {
+    fn enter(&self, p: usize, session: usize) {
+        self.acquire(p, session, || {})
+    }
+
+    fn enter_traced(&self, p: usize, session: usize, doorway_done: &mut dyn FnMut()) {
+        self.acquire(p, session, doorway_done)
+    }
+
+    fn exit(&self, p: usize, _session: usize) {
+        // 12: Token[i] := 0
+        self.token[p].write(p, 0);
+        // 13: Session[i] := 0
+        self.session[p].write(p, 0);
+    }
+
+    fn check_invariants(&self, _exact: bool) -> Result<(), String> {
+        for (j, r) in self.token.iter().enumerate() {
+            let v = r.peek();
+            if v < 0 {
+                return Err(format!("glb: token of process {j} = {v} < 0"));
+            }
+        }
+        Ok(())
+    }
+}

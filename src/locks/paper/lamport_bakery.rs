@@ -1,0 +1,85 @@
+//! `lamport-bakery`: Lamport's Bakery algorithm as stated in seed 002 (Jayanti, Tan, Friedland,
+//! Katz, "Bounding Lamport's Bakery Algorithm"), Fig. 1; the same algorithm is stated in seed 001.
+//!
+//! A process takes a token larger than every token it sees (the doorway, lines 1–4), then waits
+//! for every process with a smaller (token, id) to leave (lines 5–6). Mutual exclusion, FCFS
+//! (doorway FIFO), starvation freedom; tokens grow without bound (Section 3.1 of seed 002 shows
+//! even their range is unbounded). `token = −1` means "no token", as in the figure.
+
+use crate::locks::{Lock, Params};
+use crate::mem::{Memory, Register};
+
+/// Lamport's Bakery over memory `M`.
+pub struct LamportBakery<M: Memory> {
+    mem: M,
+    n: usize,
+    /// `gettoken_i`: P_i is choosing its token (1) or not (0).
+    gettoken: Box<[M::Reg]>,
+    /// `token_i`: P_i's token, −1 when it has none.
+    token: Box<[M::Reg]>,
+}
+
+impl<M: Memory> LamportBakery<M> {
+    /// A bakery for `params.n` processes.
+    pub fn new(mem: M, params: &Params) -> Self {
+        let n = params.n;
+        LamportBakery {
+            gettoken: mem.per_process(n, 0),
+            token: mem.per_process(n, -1),
+            mem,
+            n,
+        }
+    }
+
+    #[inline(always)]
+    fn acquire(&self, i: usize, mut doorway_done: impl FnMut()) {
+        // 1: gettoken_i := true
+        self.gettoken[i].write(i, 1);
+        // 2: S := {token_j | 1 ≤ j ≤ n}
+        let max = (0..self.n)
+            .map(|j| self.token[j].read(i))
+            .max()
+            .unwrap_or(-1);
+        // 3: token_i := max(S) + 1
+        let mine = max + 1;
+        self.token[i].write(i, mine);
+        // 4: gettoken_i := false
+        self.gettoken[i].write(i, 0);
+        doorway_done();
+        for j in (0..self.n).filter(|&j| j != i) {
+            // 5: wait till gettoken_j = false
+            self.mem.wait_until(i, || self.gettoken[j].read(i) == 0);
+            // 6: wait till (token_j = −1) ∨ ([token_i, i] < [token_j, j])
+            self.mem.wait_until(i, || {
+                let t = self.token[j].read(i);
+                t == -1 || (mine, i) < (t, j)
+            });
+        }
+        // 7: CS
+    }
+}
+
+impl<M: Memory> Lock for LamportBakery<M> {
+    fn enter(&self, p: usize, _session: usize) {
+        self.acquire(p, || {})
+    }
+
+    fn enter_traced(&self, p: usize, _session: usize, doorway_done: &mut dyn FnMut()) {
+        self.acquire(p, doorway_done)
+    }
+
+    fn exit(&self, p: usize, _session: usize) {
+        // 8: token_i := −1
+        self.token[p].write(p, -1);
+    }
+
+    fn check_invariants(&self, _exact: bool) -> Result<(), String> {
+        for (j, t) in self.token.iter().enumerate() {
+            let v = t.peek();
+            if v < -1 {
+                return Err(format!("lamport-bakery: token of process {j} is {v} < −1"));
+            }
+        }
+        Ok(())
+    }
+}

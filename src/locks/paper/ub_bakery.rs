@@ -1,0 +1,254 @@
+//! `ub-bakery` and `b-bakery`: seed 002 (Jayanti, Tan, Friedland, Katz, "Bounding Lamport's
+//! Bakery Algorithm"), Fig. 2, written once and instantiated with two arithmetics.
+//!
+//! UB-Bakery adds to Lamport's Bakery a register X holding the token of the latest process to
+//! enter the CS (line 8) and takes it into the new token (lines 3–4): tokens then cluster
+//! around X (Theorems 1–3), still unbounded. B-Bakery is the same text with `+`, `max` and `<`
+//! replaced by ⊕ (addition modulo 2n−1), the shifted max and the shifted ≺ of Section 5, so
+//! tokens stay in {−1, 0, …, 2n−2} and X in {0, …, 2n−2}. Both: mutual exclusion, starvation
+//! freedom, doorway FIFO (FCFS).
+
+use std::marker::PhantomData;
+
+use crate::locks::{Lock, Params};
+use crate::mem::{Home, Memory, Register};
+
+/// The arithmetic a bakery of Fig. 2 runs with.
+pub trait TokenArith: Send + Sync + 'static {
+    /// Name of the lock.
+    const NAME: &'static str;
+    /// Tokens are bounded (in {−1, …, 2n−2}).
+    const BOUNDED: bool;
+    /// Line 4: the new token from the tokens read on line 2 (−1 = none) and X read on line 3.
+    fn next_token(n: usize, tokens: &[i64], x: i64) -> i64;
+    /// Line 7: [v_i, i] before [v_j, j].
+    fn precedes(n: usize, vi: i64, i: usize, vj: i64, j: usize) -> bool;
+}
+
+/// Unbounded integers: `max(S ∪ {x}) + 1` and the lexicographic `<`.
+pub struct Unbounded;
+
+impl TokenArith for Unbounded {
+    const NAME: &'static str = "ub-bakery";
+    const BOUNDED: bool = false;
+
+    fn next_token(_n: usize, tokens: &[i64], x: i64) -> i64 {
+        tokens.iter().copied().fold(x, i64::max) + 1
+    }
+
+    fn precedes(_n: usize, vi: i64, i: usize, vj: i64, j: usize) -> bool {
+        (vi, i) < (vj, j)
+    }
+}
+
+/// Tokens modulo 2n−1 (Section 5).
+pub struct Bounded;
+
+impl Bounded {
+    fn modulus(n: usize) -> i64 {
+        2 * n as i64 - 1
+    }
+
+    /// a ⊕ b = (a + b) mod (2n−1), always in 0..2n−1.
+    pub fn plus(n: usize, a: i64, b: i64) -> i64 {
+        (a + b).rem_euclid(Self::modulus(n))
+    }
+
+    /// a ⊖ b = (a − b) mod (2n−1).
+    pub fn minus(n: usize, a: i64, b: i64) -> i64 {
+        (a - b).rem_euclid(Self::modulus(n))
+    }
+
+    /// The shifted max: max({v ⊕ (n−1−x) | v ∈ T}) ⊖ (n−1−x), T = S ∪ {x} − {−1}.
+    pub fn shifted_max(n: usize, tokens: &[i64], x: i64) -> i64 {
+        let shift = n as i64 - 1 - x;
+        let top = tokens
+            .iter()
+            .copied()
+            .filter(|&v| v != -1)
+            .chain(std::iter::once(x))
+            .map(|v| Self::plus(n, v, shift))
+            .max()
+            .expect("x is in T");
+        Self::minus(n, top, shift)
+    }
+}
+
+impl TokenArith for Bounded {
+    const NAME: &'static str = "b-bakery";
+    const BOUNDED: bool = true;
+
+    fn next_token(n: usize, tokens: &[i64], x: i64) -> i64 {
+        Self::plus(n, Self::shifted_max(n, tokens, x), 1)
+    }
+
+    /// [v_i, i] ≺ [v_j, j] iff [v_i ⊕ (n−1−v_i), i] < [v_j ⊕ (n−1−v_i), j].
+    fn precedes(n: usize, vi: i64, i: usize, vj: i64, j: usize) -> bool {
+        let shift = n as i64 - 1 - vi;
+        (Self::plus(n, vi, shift), i) < (Self::plus(n, vj, shift), j)
+    }
+}
+
+/// The bakery of Fig. 2 with arithmetic `A`.
+pub struct Fig2Bakery<M: Memory, A: TokenArith> {
+    mem: M,
+    n: usize,
+    /// `gettoken_i` (1 = true).
+    gettoken: Box<[M::Reg]>,
+    /// `token_i`, −1 = none.
+    token: Box<[M::Reg]>,
+    /// X: the token of the latest process to enter the CS.
+    x: M::Reg,
+    arith: PhantomData<A>,
+}
+
+/// `ub-bakery`.
+pub type UbBakery<M> = Fig2Bakery<M, Unbounded>;
+/// `b-bakery`.
+pub type BBakery<M> = Fig2Bakery<M, Bounded>;
+
+impl<M: Memory, A: TokenArith> Fig2Bakery<M, A> {
+    /// A bakery for `params.n` processes.
+    pub fn new(mem: M, params: &Params) -> Self {
+        let n = params.n;
+        Fig2Bakery {
+            gettoken: mem.per_process(n, 0),
+            token: mem.per_process(n, -1),
+            x: mem.register(Home::Shared, 0),
+            mem,
+            n,
+            arith: PhantomData,
+        }
+    }
+
+    #[inline(always)]
+    fn acquire(&self, i: usize, mut doorway_done: impl FnMut()) {
+        // 1: gettoken_i := true
+        self.gettoken[i].write(i, 1);
+        // 2: S := {token_j | 1 ≤ j ≤ n}. A small stack buffer keeps allocation off the path.
+        let mut buf = [0i64; 64];
+        let mut heap = Vec::new();
+        let s: &mut [i64] = if self.n <= buf.len() {
+            &mut buf[..self.n]
+        } else {
+            heap.resize(self.n, 0);
+            &mut heap
+        };
+        for (j, v) in s.iter_mut().enumerate() {
+            *v = self.token[j].read(i);
+        }
+        // 3: x := X
+        let x = self.x.read(i);
+        // 4: token_i := max(S ∪ {x}) + 1   (B-Bakery: the shifted max, ⊕ 1)
+        let mine = A::next_token(self.n, s, x);
+        self.token[i].write(i, mine);
+        // 5: gettoken_i := false
+        self.gettoken[i].write(i, 0);
+        doorway_done();
+        for j in (0..self.n).filter(|&j| j != i) {
+            // 6: wait till gettoken_j = false
+            self.mem.wait_until(i, || self.gettoken[j].read(i) == 0);
+            // 7: wait till (token_j = −1) ∨ ([token_i, i] < [token_j, j])   (B-Bakery: ≺)
+            self.mem.wait_until(i, || {
+                let t = self.token[j].read(i);
+                t == -1 || A::precedes(self.n, mine, i, t, j)
+            });
+        }
+        // 8: X := token_i
+        self.x.write(i, mine);
+        // 9: CS
+    }
+}
+
+impl<M: Memory, A: TokenArith> Lock for Fig2Bakery<M, A> {
+    fn enter(&self, p: usize, _session: usize) {
+        self.acquire(p, || {})
+    }
+
+    fn enter_traced(&self, p: usize, _session: usize, doorway_done: &mut dyn FnMut()) {
+        self.acquire(p, doorway_done)
+    }
+
+    fn exit(&self, p: usize, _session: usize) {
+        // 10: token_i := −1
+        self.token[p].write(p, -1);
+    }
+
+    fn check_invariants(&self, exact: bool) -> Result<(), String> {
+        let x = self.x.peek();
+        let bounded = A::BOUNDED;
+        let top = 2 * self.n as i64 - 2;
+        if bounded && !(0..=top).contains(&x) {
+            return Err(format!("{}: X = {x} outside {{0, …, {top}}}", A::NAME));
+        }
+        for (j, t) in self.token.iter().enumerate() {
+            let v = t.peek();
+            if bounded && !(-1..=top).contains(&v) {
+                return Err(format!(
+                    "{}: token of process {j} = {v} outside {{−1, 0, …, {top}}}",
+                    A::NAME
+                ));
+            }
+            if !bounded && v < -1 {
+                return Err(format!("{}: token of process {j} = {v} < −1", A::NAME));
+            }
+            // Theorem 1: if v ≠ −1 then x ≤ v ≤ x + n (spans registers: snapshots only).
+            if !bounded && exact && v != -1 && !(x <= v && v <= x + self.n as i64) {
+                return Err(format!(
+                    "ub-bakery: Theorem 1 broken: token of process {j} = {v}, X = {x}, n = {}",
+                    self.n
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modular_operators() {
+        // n = 3: modulus 5.
+        assert_eq!(Bounded::plus(3, 4, 1), 0);
+        assert_eq!(Bounded::minus(3, 0, 1), 4);
+        // Tokens around X = 4 (wrapping): 3, 4, 0 ≡ 5, 1 ≡ 6 in the unbounded run; max is 1.
+        assert_eq!(Bounded::shifted_max(3, &[3, -1, 0], 4), 0);
+        assert_eq!(Bounded::shifted_max(3, &[-1, -1, 1], 4), 1);
+        assert_eq!(Bounded::shifted_max(3, &[-1, -1, -1], 2), 2);
+        assert_eq!(Bounded::next_token(3, &[3, -1, 0], 4), 1);
+        // ≺ agrees with < on the unbounded values v and v ± (n−1), through the wrap.
+        for vi in 0..20i64 {
+            for d in -2..=2i64 {
+                let vj = vi + d;
+                if vj < 0 {
+                    continue;
+                }
+                for (i, j) in [(0, 1), (1, 0)] {
+                    assert_eq!(
+                        Bounded::precedes(3, vi % 5, i, vj % 5, j),
+                        (vi, i) < (vj, j),
+                        "vi={vi} vj={vj} i={i} j={j}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn shifted_max_maps_the_unbounded_max() {
+        // Lemma 1: with tokens within n−1 of x, the bounded max is the unbounded max mod 2n−1.
+        let n = 4usize;
+        let m = 2 * n as i64 - 1;
+        for x in 0..30i64 {
+            for a in (x - 3).max(0)..=x + 3 {
+                for b in (x - 3).max(0)..=x + 3 {
+                    let ub = Unbounded::next_token(n, &[a, -1, b], x);
+                    let bb = Bounded::next_token(n, &[a % m, -1, b % m], x % m);
+                    assert_eq!(bb, ub % m, "x={x} a={a} b={b}");
+                }
+            }
+        }
+    }
+}

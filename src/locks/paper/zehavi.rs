@@ -1,0 +1,216 @@
+//! `zehavi-kex`: Zehavi's bounded-space k-exclusion with O(n) RMRs using reads and writes only,
+//! seed 001, Algorithm 1 (lines 1–15), over a concurrent timestamp system behind
+//! [`Timestamps`].
+//!
+//! A process labels itself in a CTS and scans the order (the doorway, lines 1–10), tells every
+//! other process what it read of their relative order (`Order<`), and then, instead of scanning
+//! again, waits for others to tell it that processes ahead of it have left, been overtaken
+//! (relevant `Order<` information, trusted only when `Discover` says it is newer than its own
+//! scan and `Ignore` is off), or that it may enter (`Allow`), until fewer than k processes are
+//! ahead (line 11). Entering, it allows those ahead of it in (line 12: FIFE). Guarantees:
+//! k-exclusion, starvation freedom with fewer than k crashed processes, FIFE, bounded exit,
+//! O(n) RMRs in both CC and DSM (Lemma 7).
+//!
+//! The CTS here is [`UnboundedCts`] (unbounded 64-bit labels), not the paper's bounded one: so
+//! this instance is **not bounded-space**; every other register is a boolean. The DSM placement
+//! follows the paper: `Compete[i][p]`, `Ignore[i][p]`, `Order<[i][p]`, `Allow[i][p]`,
+//! `Reveal[p]` and `Discover[i][p][·]` are local to p.
+
+use crate::locks::paper::cts::{Timestamps, UnboundedCts};
+use crate::locks::{Lock, Params};
+use crate::mem::{Home, Memory, Register};
+
+/// An n × n array of boolean registers, element [i][p] homed at p.
+struct Matrix<M: Memory> {
+    n: usize,
+    regs: Box<[M::Reg]>,
+}
+
+impl<M: Memory> Matrix<M> {
+    fn new(mem: &M, n: usize) -> Self {
+        Matrix {
+            n,
+            regs: mem.array(n * n, |k| Home::Process(k % n), 0),
+        }
+    }
+
+    #[inline]
+    fn at(&self, i: usize, p: usize) -> &M::Reg {
+        &self.regs[i * self.n + p]
+    }
+}
+
+/// Zehavi's k-exclusion over memory `M` and CTS `C`.
+pub struct Zehavi<M: Memory, C: Timestamps<M> = UnboundedCts<M>> {
+    mem: M,
+    n: usize,
+    k: usize,
+    cts: C,
+    compete: Matrix<M>,
+    ignore: Matrix<M>,
+    order_lt: Matrix<M>,
+    allow: Matrix<M>,
+    reveal: Box<[M::Reg]>,
+    /// Discover[i][p][0] and Discover[i][p][1].
+    discover: [Matrix<M>; 2],
+}
+
+/// `zehavi-kex` with the unbounded CTS.
+pub type ZehaviKex<M> = Zehavi<M, UnboundedCts<M>>;
+
+const T: i64 = 1;
+const F: i64 = 0;
+
+impl<M: Memory, C: Timestamps<M>> Zehavi<M, C> {
+    /// Zehavi's algorithm for `params.n` processes, at most `params.k` inside.
+    pub fn new(mem: M, params: &Params) -> Self {
+        let n = params.n;
+        Zehavi {
+            cts: C::new(&mem, n),
+            compete: Matrix::new(&mem, n),
+            ignore: Matrix::new(&mem, n),
+            order_lt: Matrix::new(&mem, n),
+            allow: Matrix::new(&mem, n),
+            reveal: mem.per_process(n, F),
+            discover: [Matrix::new(&mem, n), Matrix::new(&mem, n)],
+            k: params.k.max(1),
+            mem,
+            n,
+        }
+    }
+
+    fn discovered(&self, p: usize, i: usize, j: usize) -> bool {
+        self.discover[0].at(i, j).read(p) == T && self.discover[1].at(i, j).read(p) == T
+    }
+
+    #[inline(always)]
+    fn acquire(&self, p: usize, mut doorway_done: impl FnMut()) {
+        let n = self.n;
+        // 1: Foreach i: Compete[p][i] ← True
+        for i in 0..n {
+            self.compete.at(p, i).write(p, T);
+        }
+        // 2: Foreach i: Ignore[p][i] ← True
+        for i in 0..n {
+            self.ignore.at(p, i).write(p, T);
+        }
+        // 3: Label_p
+        self.cts.label(p);
+        // 4: Foreach i s.t. !Discover[p][i][0] ∨ !Discover[p][i][1]:
+        for i in 0..n {
+            if self.discovered(p, p, i) {
+                continue;
+            }
+            // a, b, c
+            self.discover[0].at(p, i).write(p, F);
+            self.discover[1].at(p, i).write(p, F);
+            self.allow.at(p, i).write(p, F);
+            // d, e: each reads Reveal[i]
+            if self.reveal[i].read(p) == T {
+                self.discover[0].at(p, i).write(p, T);
+            }
+            if self.reveal[i].read(p) == T {
+                self.discover[1].at(p, i).write(p, T);
+            }
+            // f
+            if !self.discovered(p, p, i) {
+                self.discover[0].at(p, i).write(p, F);
+                self.discover[1].at(p, i).write(p, F);
+            }
+        }
+        // 5: Reveal[p] ← True
+        self.reveal[p].write(p, T);
+        // 6: order ← Scan_p
+        let order = self.cts.scan(p);
+        // 7: Foreach i: Order<[p][i] ← (order.p < order.i)
+        for i in 0..n {
+            self.order_lt
+                .at(p, i)
+                .write(p, i64::from(order[p] < order[i]));
+        }
+        // 8: Foreach i: Ignore[p][i] ← False
+        for i in 0..n {
+            self.ignore.at(p, i).write(p, F);
+        }
+        // 9–10: precede ← {i : order.i < order.p}
+        let mut precede: Vec<usize> = (0..n).filter(|&i| order[i] < order[p]).collect();
+        doorway_done();
+        // 11: While |precede| ≥ k
+        self.mem.wait_until(p, || {
+            if precede.len() < self.k {
+                return true;
+            }
+            // a: Foreach i ∈ precede
+            precede.retain(|&i| {
+                // i: If !Compete[i][p]: delete
+                if self.compete.at(i, p).read(p) == F {
+                    return false;
+                }
+                // ii: If Discover[i][p][0] ∧ Discover[i][p][1] ∧ !Ignore[i][p] ∧ !Order<[i][p]
+                !(self.discovered(p, i, p)
+                    && self.ignore.at(i, p).read(p) == F
+                    && self.order_lt.at(i, p).read(p) == F)
+            });
+            // b: Foreach i s.t. Discover[i][p][0] ∧ Discover[i][p][1]: If Allow[i][p]: ∅
+            if (0..n).any(|i| self.discovered(p, i, p) && self.allow.at(i, p).read(p) == T) {
+                precede.clear();
+            }
+            precede.len() < self.k
+        });
+        // 12: Foreach i s.t. order.i < order.p: Allow[p][i] ← True
+        for i in (0..n).filter(|&i| order[i] < order[p]) {
+            self.allow.at(p, i).write(p, T);
+        }
+    }
+}
+
+impl<M: Memory, C: Timestamps<M>> Lock for Zehavi<M, C> {
+    fn enter(&self, p: usize, _session: usize) {
+        self.acquire(p, || {})
+    }
+
+    fn enter_traced(&self, p: usize, _session: usize, doorway_done: &mut dyn FnMut()) {
+        self.acquire(p, doorway_done)
+    }
+
+    fn exit(&self, p: usize, _session: usize) {
+        // 13: Reveal[p] ← False
+        self.reveal[p].write(p, F);
+        // 14: Foreach i: Discover[i][p][0] ← False, Discover[i][p][1] ← False
+        for i in 0..self.n {
+            self.discover[0].at(i, p).write(p, F);
+            self.discover[1].at(i, p).write(p, F);
+        }
+        // 15: Foreach i: Compete[p][i] ← False
+        for i in 0..self.n {
+            self.compete.at(p, i).write(p, F);
+        }
+    }
+
+    fn check_invariants(&self, _exact: bool) -> Result<(), String> {
+        let matrices = [
+            ("Compete", &self.compete),
+            ("Ignore", &self.ignore),
+            ("Order<", &self.order_lt),
+            ("Allow", &self.allow),
+            ("Discover[0]", &self.discover[0]),
+            ("Discover[1]", &self.discover[1]),
+        ];
+        for (name, m) in matrices {
+            if let Some((k, v)) = m
+                .regs
+                .iter()
+                .map(|r| r.peek())
+                .enumerate()
+                .find(|(_, v)| *v != T && *v != F)
+            {
+                return Err(format!(
+                    "zehavi-kex: {name}[{}][{}] = {v}, not a boolean",
+                    k / self.n,
+                    k % self.n
+                ));
+            }
+        }
+        self.cts.check()
+    }
+}
