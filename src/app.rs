@@ -602,8 +602,36 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     Ok(code)
 }
 
-/// `lockbench verify`.
+/// `lockbench verify`: exit code 0 when safe, 1 on a violation.
 pub fn verify(args: &crate::cli::VerifyArgs) -> Result<i32> {
-    let _ = args;
-    anyhow::bail!("verify: not wired yet")
+    use crate::verify::{verify, Outcome, VerifyOptions};
+    let entry = lookup(&args.lock)?;
+    if args.threads == 0 {
+        return Err(UsageError("--threads must be at least 1".into()).into());
+    }
+    if args.schedules == 0 && args.replay.is_none() {
+        return Err(UsageError("--schedules must be at least 1".into()).into());
+    }
+    let mut opts = VerifyOptions::new(args.threads);
+    opts.schedules = args.schedules;
+    opts.seed = args.seed;
+    opts.passages = args.passages;
+    opts.scheduler = args.scheduler;
+    opts.replay = args.replay.clone();
+    if let Some(k) = args.k {
+        if k == 0 {
+            return Err(UsageError("--k must be at least 1".into()).into());
+        }
+        opts.k = k;
+    }
+    let report = verify(&entry, &opts, !args.loud).map_err(UsageError)?;
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{report}");
+    }
+    Ok(match report.outcome {
+        Outcome::Safe => 0,
+        Outcome::Violation { .. } => 1,
+    })
 }

@@ -154,9 +154,15 @@ pub struct VerifyArgs {
     /// Capacity for k-exclusion locks (default 2 at 3 or more processes, else 1).
     #[arg(long)]
     pub k: Option<usize>,
+    /// Scheduler: random, pct, or both (half the schedules each).
+    #[arg(long, value_enum, default_value = "both")]
+    pub scheduler: crate::verify::SchedulerKind,
     /// Replay one schedule (as printed by a failing verify) instead of exploring.
     #[arg(long)]
     pub replay: Option<String>,
+    /// Let the scheduler print its own failure messages to stderr.
+    #[arg(long)]
+    pub loud: bool,
     /// Output as JSON.
     #[arg(long)]
     pub json: bool,

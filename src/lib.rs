@@ -9,4 +9,5 @@ pub mod mem;
 pub mod metrics;
 pub mod report;
 pub mod runner;
+pub mod verify;
 pub mod workload;

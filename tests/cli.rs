@@ -437,3 +437,128 @@ fn fcfs_locks_show_no_fcfs_violation_in_traces() {
         );
     }
 }
+
+#[test]
+fn paper_fcfs_algorithms_show_no_fcfs_violation() {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = run_json(
+        dir.path(),
+        &[
+            "--lock",
+            "lamport-bakery,ub-bakery,b-bakery,bw-bakery,glb,bwb-gme",
+            "--threads",
+            "2",
+            "--mix",
+            "uniform:3",
+            "--trace",
+            "--passages",
+            "5000",
+        ],
+    );
+    for r in runs.iter().filter(|r| r["lock"] != "ticket") {
+        let t = &r["trace"];
+        assert_eq!(t["doorway_observed"], true, "{}", r["lock"]);
+        assert_eq!(
+            t["fcfs_violations"], 0,
+            "{}: {}",
+            r["lock"], t["fcfs_example"]
+        );
+        assert_eq!(r["safety_violations"], 0);
+    }
+}
+
+#[test]
+fn verify_finds_nothing_in_a_correct_lock_and_exits_0() {
+    let out = lockbench()
+        .args([
+            "verify",
+            "--lock",
+            "bwb-gme",
+            "--threads",
+            "3",
+            "--schedules",
+            "300",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("300 schedules") && text.contains("no violation found"),
+        "{text}"
+    );
+}
+
+#[test]
+fn verify_catches_the_naive_generalization_with_a_replayable_schedule() {
+    let out = lockbench()
+        .args([
+            "verify",
+            "--lock",
+            "naive-bwb-gme",
+            "--threads",
+            "3",
+            "--schedules",
+            "4000",
+            "--json",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["outcome"]["result"], "violation");
+    let schedule = v["outcome"]["schedule"].as_str().unwrap().to_string();
+    let out = lockbench()
+        .args([
+            "verify",
+            "--lock",
+            "naive-bwb-gme",
+            "--threads",
+            "3",
+            "--replay",
+            &schedule,
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("VIOLATION") && text.contains("--replay"),
+        "{text}"
+    );
+}
+
+#[test]
+fn verify_bad_input_exits_2() {
+    for (args, expect) in [
+        (vec!["verify", "--lock", "nosuch"], "unknown lock"),
+        (
+            vec!["verify", "--lock", "std-mutex"],
+            "register abstraction",
+        ),
+        (
+            vec!["verify", "--lock", "ticket", "--threads", "0"],
+            "--threads",
+        ),
+        (
+            vec!["verify", "--lock", "ticket", "--replay", "not-a-schedule"],
+            "malformed --replay",
+        ),
+    ] {
+        let out = lockbench()
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert!(err.contains(expect), "{args:?}: {err}");
+    }
+}

@@ -12,7 +12,7 @@ pub mod native;
 pub mod scheduled;
 
 pub use native::{Aborted, NativeMemory, WaitPolicy};
-pub use scheduled::ScheduledMemory;
+pub use scheduled::{set_observer, ScheduledMemory};
 
 /// Where a register lives. Under the DSM model an access is local only when the accessing
 /// process is the register's home; under CC the home does not matter.

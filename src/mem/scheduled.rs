@@ -4,9 +4,32 @@
 //! Registers of this memory may only be touched from inside a shuttle execution
 //! (`shuttle::check_random`, `shuttle::check_pct`, `shuttle::replay`).
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use shuttle::sync::atomic::{AtomicI64, Ordering};
 
 use super::{Home, Memory, Register};
+
+thread_local! {
+    /// Called after every write: the verifier checks the lock's invariants here, so they are
+    /// checked after every step that can change them. Shuttle runs every task of an execution
+    /// on the calling OS thread, so a thread-local reaches all of them.
+    static OBSERVER: RefCell<Option<Rc<dyn Fn()>>> = const { RefCell::new(None) };
+}
+
+/// Installs (or with `None` removes) the observer called after every write of this thread's
+/// scheduled executions.
+pub fn set_observer(observer: Option<Rc<dyn Fn()>>) {
+    OBSERVER.with(|o| *o.borrow_mut() = observer);
+}
+
+fn observe() {
+    let hook = OBSERVER.with(|o| o.borrow().clone());
+    if let Some(hook) = hook {
+        hook();
+    }
+}
 
 /// Memory whose accesses are shuttle scheduling points.
 #[derive(Clone, Copy, Debug, Default)]
@@ -22,11 +45,14 @@ impl Register for ScheduledRegister {
     }
 
     fn write(&self, _p: usize, v: i64) {
-        self.0.store(v, Ordering::SeqCst)
+        self.0.store(v, Ordering::SeqCst);
+        observe();
     }
 
     fn fetch_add(&self, _p: usize, v: i64) -> i64 {
-        self.0.fetch_add(v, Ordering::SeqCst)
+        let old = self.0.fetch_add(v, Ordering::SeqCst);
+        observe();
+        old
     }
 
     fn peek(&self) -> i64 {
