@@ -315,6 +315,7 @@ fn summarize(
         problem: p.entry.info.problem.name().to_string(),
         source: p.entry.info.source.to_string(),
         threads: p.threads,
+        slots: spec.slots,
         sessions: p.mix.sessions(p.threads),
         k: spec.k,
         mix: p.mix.to_string(),
@@ -445,6 +446,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         let spec = RunSpec {
             entry: p.entry.clone(),
             threads: p.threads,
+            slots: opts.slots.unwrap_or(p.threads).max(p.threads),
             k: opts.k,
             mix: p.mix.clone(),
             cs: opts.cs,

@@ -66,6 +66,10 @@ pub struct RunArgs {
     /// zipf:M:S, fixed:M, rw:P (default distinct: every thread its own session).
     #[arg(long)]
     pub mix: Option<Vec<String>>,
+    /// Build every lock for this many processes even when fewer threads run (the others stay
+    /// idle): the cost of a lock's size on an uncontended passage (default: the thread count).
+    #[arg(long)]
+    pub slots: Option<usize>,
     /// Capacity of k-exclusion locks (default 1).
     #[arg(long)]
     pub k: Option<usize>,

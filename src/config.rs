@@ -56,6 +56,8 @@ pub struct ConfigFile {
     pub threads: Option<OneOrMany<usize>>,
     /// Mixes.
     pub mix: Option<OneOrMany<String>>,
+    /// Lock size (processes) beyond the thread count.
+    pub slots: Option<usize>,
     /// k.
     pub k: Option<usize>,
     /// CS duration.
@@ -159,6 +161,8 @@ pub struct RunOptions {
     pub threads: Option<Vec<usize>>,
     /// Mixes.
     pub mixes: Vec<Mix>,
+    /// Processes each lock is built for, when more than the threads.
+    pub slots: Option<usize>,
     /// k for k-exclusion.
     pub k: usize,
     /// k was given explicitly.
@@ -302,7 +306,12 @@ impl RunOptions {
         if stall_timeout.is_zero() {
             return usage("--stall-timeout must be longer than 0 (e.g. 10s)");
         }
+        let slots = args.slots.or(file.slots);
+        if slots == Some(0) {
+            return usage("--slots must be at least 1 (the processes a lock is built for)");
+        }
         Ok(RunOptions {
+            slots,
             locks,
             threads,
             mixes,

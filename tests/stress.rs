@@ -23,6 +23,7 @@ fn spec(
     RunSpec {
         entry,
         threads,
+        slots: threads,
         k,
         mix: mix.parse::<Mix>().unwrap(),
         cs: Duration::ZERO,

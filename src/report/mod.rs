@@ -165,12 +165,13 @@ impl Exporter for Table {
         let first = &results[0];
         let _ = writeln!(
             out,
-            "latency = entry (request → inside); throughput over the measured window; cs {}, think {}, {}; oracle {}; wait {}",
+            "latency = entry (request → inside); throughput over the measured window; cs {}, think {}, {}; oracle {}; wait {}{}",
             nanos(first.cs_ns as f64),
             nanos(first.think_ns as f64),
             first.stop,
             if first.safety_checked { "on" } else { "off (--no-check)" },
             first.wait_policy,
+            if first.slots > first.threads { format!("; locks built for {} processes", first.slots) } else { String::new() },
         );
         out.push_str(&line(headers.clone()));
         let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
@@ -184,8 +185,94 @@ impl Exporter for Table {
             last_group = Some(group);
             out.push_str(&line(row.iter().map(|c| c.1.as_str()).collect()));
         }
+        out.push_str(&counters_section(results));
         out
     }
+}
+
+/// The counters per passage of every run (counters that counted somewhere), and one line per
+/// counter that was unavailable everywhere, with the reason.
+fn counters_section(results: &[RunResult]) -> String {
+    let mut names: Vec<String> = Vec::new();
+    let mut unavailable: Vec<(String, String)> = Vec::new();
+    for r in results {
+        for c in &r.counters {
+            if c.per_passage.is_some() {
+                if !names.contains(&c.name) {
+                    names.push(c.name.clone());
+                }
+            } else if let Some(why) = &c.unavailable {
+                if !unavailable.iter().any(|(n, _)| *n == c.name) {
+                    unavailable.push((c.name.clone(), why.clone()));
+                }
+            }
+        }
+    }
+    unavailable.retain(|(n, _)| !names.contains(n));
+    let mut out = String::new();
+    if !names.is_empty() {
+        let _ = writeln!(
+            out,
+            "\ncounters per passage (over all threads' measured windows):"
+        );
+        let mut header = vec!["lock".to_string(), "thr".to_string(), "mix".to_string()];
+        header.extend(names.iter().map(|n| {
+            if n == "task-clock" {
+                "task-clock ns".to_string()
+            } else {
+                n.clone()
+            }
+        }));
+        let mut rows = vec![header];
+        for r in results {
+            let mut row = vec![r.lock.clone(), r.threads.to_string(), r.mix.clone()];
+            for n in &names {
+                let cell = r
+                    .counters
+                    .iter()
+                    .find(|c| &c.name == n)
+                    .map_or("-".to_string(), |c| match c.per_passage {
+                        Some(v) if v >= 100.0 => {
+                            format!("{v:.0}{}", if c.multiplexed { "*" } else { "" })
+                        }
+                        Some(v) if v > 0.0 && v < 0.01 => {
+                            format!("{v:.1e}{}", if c.multiplexed { "*" } else { "" })
+                        }
+                        Some(v) => format!("{v:.3}{}", if c.multiplexed { "*" } else { "" }),
+                        None => "n/a".into(),
+                    });
+                row.push(cell);
+            }
+            rows.push(row);
+        }
+        let widths: Vec<usize> = (0..rows[0].len())
+            .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+            .collect();
+        for row in &rows {
+            let cells: Vec<String> = row
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    if i == 0 || i == 2 {
+                        format!("{c:<w$}", w = widths[i])
+                    } else {
+                        format!("{c:>w$}", w = widths[i])
+                    }
+                })
+                .collect();
+            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        }
+        if results
+            .iter()
+            .any(|r| r.counters.iter().any(|c| c.multiplexed))
+        {
+            let _ = writeln!(out, "* multiplexed: scaled estimate");
+        }
+    }
+    for (n, why) in unavailable {
+        let _ = writeln!(out, "counter {n}: unavailable: {why}");
+    }
+    out
 }
 
 /// JSON array of [`RunResult`] objects.

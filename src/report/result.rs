@@ -89,8 +89,10 @@ pub struct RunResult {
     pub problem: String,
     /// Paper and figure, or "baseline".
     pub source: String,
-    /// Threads (= processes).
+    /// Threads (processes 0..threads).
     pub threads: usize,
+    /// Processes the lock was built for (≥ threads; the rest idle).
+    pub slots: usize,
     /// Distinct session ids the mix can ask for at this thread count.
     pub sessions: usize,
     /// k-exclusion capacity (the lock's k; 1 for the other problems' view).

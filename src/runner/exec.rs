@@ -34,8 +34,11 @@ pub enum StopRule {
 pub struct RunSpec {
     /// The lock.
     pub entry: LockEntry,
-    /// Number of threads (= processes of the lock).
+    /// Number of threads; they act as processes 0..threads.
     pub threads: usize,
+    /// Processes the lock is built for (at least `threads`): with more slots than threads, the
+    /// extra processes stay idle, which shows what a lock's size costs an uncontended passage.
+    pub slots: usize,
     /// Capacity for k-exclusion locks.
     pub k: usize,
     /// Which session each request asks for.
@@ -176,7 +179,7 @@ pub fn ns_per_tick(clock: &Clock) -> f64 {
 pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
     crate::runner::install_quiet_abort_hook();
     let n = spec.threads;
-    let params = Params::new(n, spec.k, spec.policy);
+    let params = Params::new(spec.slots.max(n), spec.k, spec.policy);
     let abort = params.abort.clone();
     let lock = (spec.entry.native)(&params);
     let clock = Clock::new();
@@ -616,6 +619,7 @@ mod tests {
         RunSpec {
             entry,
             threads,
+            slots: threads,
             k: 1,
             mix: "distinct".parse().unwrap(),
             cs: Duration::from_micros(2),
