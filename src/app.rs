@@ -16,7 +16,8 @@ use crate::report::result::{Concurrency, Spread, ThreadResult};
 use crate::report::store::{now_secs, Store};
 use crate::report::{rate, Format, RunResult};
 use crate::runner::exec::{run_once, timing_overhead_ns, Repetition, RunSpec, StopRule};
-use crate::runner::topology::{Host, PinMode, Topology};
+use crate::runner::host::Host;
+use crate::runner::topology::{PinMode, Topology};
 use crate::workload::{format_duration, Mix};
 
 /// `lockbench list`.

@@ -87,7 +87,7 @@ pub struct Params {
     /// How waiting processes wait (native memory only).
     pub policy: WaitPolicy,
     /// Set by the runner's watchdog to make waiting processes give up (see
-    /// [`NativeMemory::aborted`]).
+    /// [`WaitPolicy::wait_until`](crate::mem::WaitPolicy::wait_until)).
     pub abort: Arc<AtomicBool>,
 }
 

@@ -9,7 +9,7 @@ use crate::check::trace::TraceReport;
 use crate::metrics::counters::CounterReport;
 use crate::metrics::fairness::Fairness;
 use crate::metrics::latency::LatencySummary;
-use crate::runner::topology::Host;
+use crate::runner::host::Host;
 
 /// Spread of a figure over repetitions.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]

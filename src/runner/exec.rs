@@ -488,6 +488,7 @@ fn passages<const CHECK: bool, const TRACE: bool>(
                 out.entry.reset();
                 out.passage.reset();
                 out.trace.clear();
+                out.trace_truncated = false;
                 out.inside_sum = 0;
                 out.inside_max = 0;
                 count = 0;

@@ -1,6 +1,7 @@
 //! Running locks: topology and pinning, the passage loop, the watchdog.
 
 pub mod exec;
+pub mod host;
 pub mod topology;
 
 use std::sync::Once;

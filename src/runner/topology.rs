@@ -1,370 +1,811 @@
-//! CPU topology from sysfs, thread placement and pinning, and the host description.
+//! CPU topology read from sysfs, where benchmark threads go, and pinning them there.
 //!
-//! Read from `/sys/devices/system/cpu`: `online`, and for each online `cpuN`:
-//! `topology/core_cpus_list` (or the older `thread_siblings_list`),
-//! `topology/physical_package_id`, `topology/core_id`, and the L3's `cache/indexK/shared_cpu_list`
-//! (the index whose `level` is 3); NUMA nodes from `/sys/devices/system/node`.
+//! [`Topology::read`] parses a sysfs tree (`/sys/devices/system/cpu` and, optionally,
+//! `/sys/devices/system/node`); [`Topology::detect`] does so for this machine. From a topology,
+//! [`Topology::placement`] gives the list of CPUs that threads are pinned to, thread `i` on
+//! `placement[i]`:
+//!
+//! - [`PinMode::Physical`]: one CPU per physical core (the lowest CPU id of each core), filling
+//!   one package before the next; within a package, cores of one NUMA node and then of one L3
+//!   come together. With SMT asked for, the other hardware threads of each core follow, again
+//!   package by package.
+//! - [`PinMode::Logical`]: every online CPU in id order.
+//! - [`PinMode::None`]: no pinning (an empty placement).
+//!
+//! Threads beyond the placement wrap around ([`cpu_for`]); whether to allow that is the
+//! caller's decision.
 
-use std::collections::BTreeMap;
-use std::fs;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::io;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
-
-/// Where threads go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PinMode {
-    /// One thread per physical core, package by package; SMT siblings after every core, only
-    /// with `--smt`.
-    Physical,
-    /// Every logical CPU, in id order.
-    Logical,
-    /// No pinning: the OS places threads.
-    None,
-}
+/// Where Linux exposes the CPUs.
+pub const SYSFS_CPU: &str = "/sys/devices/system/cpu";
+/// Where Linux exposes the NUMA nodes.
+pub const SYSFS_NODE: &str = "/sys/devices/system/node";
 
 /// One online logical CPU.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Cpu {
-    /// Logical CPU id.
+    /// Logical CPU id: the `N` of `cpuN`, the number `sched_setaffinity` takes.
     pub id: usize,
-    /// Physical core key, unique across packages (the lowest CPU id among its SMT siblings).
+    /// Physical core key: the lowest online CPU id of this CPU's core, so unique across packages.
     pub core: usize,
-    /// Package (socket).
+    /// Package (socket) id from `physical_package_id`; 0 when the kernel does not say.
     pub package: usize,
-    /// SMT siblings, itself included, ascending.
+    /// Online SMT siblings on the same physical core, this CPU included, ascending.
     pub siblings: Vec<usize>,
-    /// CPUs sharing its L3, if known.
+    /// Online CPUs sharing this CPU's L3 cache, ascending; `None` when unknown or without L3.
     pub l3: Option<Vec<usize>>,
-    /// NUMA node, if known.
+    /// NUMA node holding this CPU; `None` when unknown.
     pub numa: Option<usize>,
 }
 
-/// The online CPUs of a machine.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The online CPUs of a machine and how they group into cores, caches, packages and nodes.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Topology {
     /// Online CPUs, ascending by id.
     pub cpus: Vec<Cpu>,
-    /// NUMA nodes and their CPUs.
+    /// Online NUMA nodes, ascending by id, each with its online CPUs (possibly none: a
+    /// memory-only node). Empty when unknown.
     pub numa_nodes: Vec<(usize, Vec<usize>)>,
-    /// Where it was read from, or why it was guessed.
-    pub source: String,
+    /// What was assumed or left out while building this topology, one sentence each.
+    pub notes: Vec<String>,
 }
 
-/// Why the topology could not be read.
+/// How threads are pinned to CPUs.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Hash,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum PinMode {
+    /// One thread per physical core first (SMT siblings only when asked for).
+    #[default]
+    Physical,
+    /// Every online CPU in id order, SMT siblings included.
+    Logical,
+    /// No pinning: the OS scheduler places threads.
+    None,
+}
+
+/// Why a topology could not be read.
 #[derive(Debug)]
-pub struct TopologyError(pub String);
-
-impl std::fmt::Display for TopologyError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
+pub enum TopologyError {
+    /// A file the topology cannot do without could not be read.
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What the OS said.
+        source: io::Error,
+    },
+    /// A file held something other than what the kernel writes there.
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Its content, trimmed.
+        content: String,
+        /// What was expected instead.
+        expected: &'static str,
+    },
+    /// The list of online CPUs is empty.
+    NoCpus {
+        /// The `online` file.
+        path: PathBuf,
+    },
+    /// Neither sysfs nor the OS's count of usable CPUs is available.
+    Unavailable {
+        /// Why sysfs failed.
+        sysfs: Box<TopologyError>,
+        /// Why `available_parallelism` failed.
+        source: io::Error,
+    },
 }
 
-impl std::error::Error for TopologyError {}
-
-/// Parses the kernel's CPU list syntax: `0-3,8-11`, `5`, or empty.
-pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, String> {
-    let mut out = Vec::new();
-    for part in s.trim().split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let num = |x: &str| {
-            x.trim()
-                .parse::<usize>()
-                .map_err(|_| format!("bad CPU list {s:?}"))
-        };
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b) = (num(a)?, num(b)?);
-                if a > b {
-                    return Err(format!("bad CPU range {part:?}"));
-                }
-                out.extend(a..=b);
+impl fmt::Display for TopologyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TopologyError::Read { path, source } => write!(
+                f,
+                "cannot read {}: {source}; is sysfs mounted at /sys?",
+                path.display()
+            ),
+            TopologyError::Parse {
+                path,
+                content,
+                expected,
+            } => write!(
+                f,
+                "{}: expected {expected}, found {content:?}",
+                path.display()
+            ),
+            TopologyError::NoCpus { path } => {
+                write!(f, "{} lists no online CPU", path.display())
             }
-            None => out.push(num(part)?),
+            TopologyError::Unavailable { sysfs, source } => write!(
+                f,
+                "cannot tell how many CPUs there are ({sysfs}; available_parallelism: {source})"
+            ),
         }
     }
-    out.sort_unstable();
-    out.dedup();
-    Ok(out)
 }
 
-fn read_trim(p: &Path) -> Option<String> {
-    fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+impl std::error::Error for TopologyError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TopologyError::Read { source, .. } | TopologyError::Unavailable { source, .. } => {
+                Some(source)
+            }
+            _ => None,
+        }
+    }
 }
 
-fn read_list(p: &Path) -> Option<Vec<usize>> {
-    read_trim(p).and_then(|s| parse_cpu_list(&s).ok())
+/// A malformed CPU list (the `0-3,8-11` syntax of sysfs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuListError {
+    /// The offending element of the list.
+    pub element: String,
+    /// What is wrong with it.
+    pub reason: &'static str,
 }
 
-fn l3_of(cpu_dir: &Path) -> Option<Vec<usize>> {
-    let cache = cpu_dir.join("cache");
-    let mut entries: Vec<PathBuf> = fs::read_dir(&cache)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("index"))
-        })
-        .collect();
-    entries.sort();
-    entries
-        .iter()
-        .find(|d| read_trim(&d.join("level")).as_deref() == Some("3"))
-        .and_then(|d| read_list(&d.join("shared_cpu_list")))
+impl fmt::Display for CpuListError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "bad CPU list element {:?}: {}; expected ids and ranges such as 0-3,8-11",
+            self.element, self.reason
+        )
+    }
+}
+
+impl std::error::Error for CpuListError {}
+
+/// Parses a CPU list such as `0-3,8-11` into ascending, distinct ids. Whitespace around the list
+/// and its elements is ignored; an empty (or all-blank) list is empty.
+pub fn parse_cpu_list(s: &str) -> Result<Vec<usize>, CpuListError> {
+    let s = s.trim();
+    let mut ids = BTreeSet::new();
+    if s.is_empty() {
+        return Ok(Vec::new());
+    }
+    for element in s.split(',') {
+        let bad = |reason| CpuListError {
+            element: element.trim().to_string(),
+            reason,
+        };
+        let number = |t: &str| t.trim().parse::<usize>().map_err(|_| bad("not a CPU id"));
+        match element.split_once('-') {
+            _ if element.trim().is_empty() => return Err(bad("empty element")),
+            Some((lo, hi)) => {
+                let (lo, hi) = (number(lo)?, number(hi)?);
+                if hi < lo {
+                    return Err(bad("range ends before it starts"));
+                }
+                ids.extend(lo..=hi);
+            }
+            None => {
+                ids.insert(number(element)?);
+            }
+        }
+    }
+    Ok(ids.into_iter().collect())
+}
+
+/// Formats ids as a CPU list, collapsing runs into ranges: `[0, 1, 2, 3, 8]` gives `0-3,8`.
+pub fn format_cpu_list(ids: &[usize]) -> String {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        while i + 1 < sorted.len() && sorted[i + 1] == sorted[i] + 1 {
+            i += 1;
+        }
+        parts.push(if sorted[i] == start {
+            start.to_string()
+        } else {
+            format!("{start}-{}", sorted[i])
+        });
+        i += 1;
+    }
+    parts.join(",")
+}
+
+/// The CPU of thread `thread` under `placement`, wrapping around when threads outnumber the
+/// placement; `None` when the placement is empty (no pinning).
+pub fn cpu_for(placement: &[usize], thread: usize) -> Option<usize> {
+    if placement.is_empty() {
+        None
+    } else {
+        Some(placement[thread % placement.len()])
+    }
+}
+
+/// Pins the calling thread to CPU `cpu` (`sched_setaffinity`). Fails with `InvalidInput` when
+/// the CPU is offline, absent, or outside this process's allowed set.
+pub fn pin_current_thread(cpu: usize) -> io::Result<()> {
+    let bits = libc::c_ulong::BITS as usize;
+    // At least a full cpu_set_t, so the pointer below always covers the type it names.
+    let words = (cpu / bits + 1).max(std::mem::size_of::<libc::cpu_set_t>().div_ceil(8));
+    let mut mask: Vec<libc::c_ulong> = vec![0; words];
+    mask[cpu / bits] |= 1 << (cpu % bits);
+    // SAFETY: `mask` is a live, suitably aligned buffer of exactly the size passed, at least as
+    // large as a cpu_set_t; the kernel only reads it. Pid 0 names the calling thread.
+    let rc = unsafe {
+        libc::sched_setaffinity(
+            0,
+            std::mem::size_of_val(mask.as_slice()),
+            mask.as_ptr().cast::<libc::cpu_set_t>(),
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// The CPUs the calling thread may run on (`sched_getaffinity`), ascending.
+pub fn allowed_cpus() -> io::Result<Vec<usize>> {
+    let bits = libc::c_ulong::BITS as usize;
+    let mut words = std::mem::size_of::<libc::cpu_set_t>().div_ceil(8);
+    loop {
+        let mut mask: Vec<libc::c_ulong> = vec![0; words];
+        // SAFETY: `mask` is a live, suitably aligned, writable buffer of exactly the size passed,
+        // at least as large as a cpu_set_t. Pid 0 names the calling thread.
+        let rc = unsafe {
+            libc::sched_getaffinity(
+                0,
+                std::mem::size_of_val(mask.as_slice()),
+                mask.as_mut_ptr().cast::<libc::cpu_set_t>(),
+            )
+        };
+        if rc == 0 {
+            return Ok((0..words * bits)
+                .filter(|&c| mask[c / bits] & (1 << (c % bits)) != 0)
+                .collect());
+        }
+        let err = io::Error::last_os_error();
+        // EINVAL: the kernel's CPU mask is wider than ours.
+        if err.raw_os_error() != Some(libc::EINVAL) || words >= 1 << 16 {
+            return Err(err);
+        }
+        words *= 2;
+    }
 }
 
 impl Topology {
-    /// Reads a sysfs-like tree: `cpu_root` like `/sys/devices/system/cpu`, `node_root` like
-    /// `/sys/devices/system/node`.
+    /// Reads the topology from a sysfs tree: `cpu_root` like `/sys/devices/system/cpu`,
+    /// `node_root` like `/sys/devices/system/node` (NUMA nodes; `None` to leave them unknown).
+    ///
+    /// `cpu_root/online` must exist; every other file is optional and its absence leaves the
+    /// corresponding field unknown. A file present with malformed content is an error.
     pub fn read(cpu_root: &Path, node_root: Option<&Path>) -> Result<Topology, TopologyError> {
         let online_path = cpu_root.join("online");
-        let online = read_trim(&online_path)
-            .ok_or_else(|| TopologyError(format!("cannot read {}", online_path.display())))?;
-        let online = parse_cpu_list(&online).map_err(TopologyError)?;
+        let online_text =
+            std::fs::read_to_string(&online_path).map_err(|source| TopologyError::Read {
+                path: online_path.clone(),
+                source,
+            })?;
+        let online = parse_list(&online_path, &online_text)?;
         if online.is_empty() {
-            return Err(TopologyError(format!(
-                "{} lists no CPU",
-                online_path.display()
-            )));
+            return Err(TopologyError::NoCpus { path: online_path });
         }
-        let mut numa_nodes = Vec::new();
-        if let Some(nodes) = node_root {
-            if let Some(ids) = read_list(&nodes.join("online")) {
-                for n in ids {
-                    if let Some(cpus) = read_list(&nodes.join(format!("node{n}/cpulist"))) {
-                        numa_nodes.push((n, cpus));
-                    }
-                }
-            }
-        }
-        let mut cpus = Vec::with_capacity(online.len());
+        let is_online = |c: &usize| online.binary_search(c).is_ok();
+
+        let numa_nodes = match node_root {
+            Some(root) => read_nodes(root, &is_online)?,
+            None => Vec::new(),
+        };
+        let mut raw = Vec::with_capacity(online.len());
         for &id in &online {
             let dir = cpu_root.join(format!("cpu{id}"));
             let topo = dir.join("topology");
-            let siblings = read_list(&topo.join("core_cpus_list"))
-                .or_else(|| read_list(&topo.join("thread_siblings_list")))
-                .map(|s| {
-                    s.into_iter()
-                        .filter(|c| online.contains(c))
-                        .collect::<Vec<_>>()
-                })
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| vec![id]);
-            let package = read_trim(&topo.join("physical_package_id"))
-                .and_then(|s| s.parse::<i64>().ok())
-                .map_or(0, |p| p.max(0) as usize);
-            cpus.push(Cpu {
+            let siblings = match read_list_opt(&topo.join("core_cpus_list"))? {
+                Some(list) => Some(list),
+                None => read_list_opt(&topo.join("thread_siblings_list"))?,
+            };
+            let siblings = siblings.map(|s| with_self(s.into_iter().filter(is_online), id));
+            // Negative ids (-1: "unknown", on some architectures) count as unknown.
+            let nonnegative = |v: Option<i64>| v.and_then(|v| usize::try_from(v).ok());
+            raw.push(RawCpu {
                 id,
-                core: siblings[0],
-                package,
+                package: nonnegative(read_int_opt(&topo.join("physical_package_id"))?),
+                core_id: nonnegative(read_int_opt(&topo.join("core_id"))?),
                 siblings,
-                l3: l3_of(&dir),
+                l3: read_l3(&dir.join("cache"))?
+                    .map(|l| with_self(l.into_iter().filter(is_online), id)),
                 numa: numa_nodes
                     .iter()
-                    .find(|(_, c)| c.contains(&id))
-                    .map(|(n, _)| *n),
+                    .find(|(_, cpus)| cpus.contains(&id))
+                    .map(|&(node, _)| node),
             });
         }
-        Ok(Topology {
-            cpus,
-            numa_nodes,
-            source: cpu_root.display().to_string(),
-        })
+        Ok(assemble(raw, numa_nodes))
     }
 
-    /// The topology of this machine; without a readable sysfs, every CPU the OS offers is
-    /// taken as its own core (and the source says so).
+    /// Reads this machine's topology from sysfs, restricted to the CPUs this process may run on
+    /// (a note says so when that excludes any). When sysfs cannot be read, assumes one package
+    /// of single-threaded cores, one per CPU the process may use, and notes it.
     pub fn detect() -> Result<Topology, TopologyError> {
-        let root = Path::new("/sys/devices/system/cpu");
-        match Topology::read(root, Some(Path::new("/sys/devices/system/node"))) {
-            Ok(t) => Ok(t),
-            Err(e) => {
-                let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-                let cpus = (0..n)
-                    .map(|id| Cpu {
-                        id,
-                        core: id,
-                        package: 0,
-                        siblings: vec![id],
-                        l3: None,
-                        numa: None,
-                    })
-                    .collect();
-                Ok(Topology {
-                    cpus,
-                    numa_nodes: Vec::new(),
-                    source: format!("guessed from the OS ({n} CPUs): {e}"),
-                })
+        match Topology::read(Path::new(SYSFS_CPU), Some(Path::new(SYSFS_NODE))) {
+            Ok(topology) => Ok(match allowed_cpus() {
+                Ok(allowed) if !allowed.is_empty() => {
+                    let restricted = topology.restrict(&allowed);
+                    if restricted.cpus.is_empty() {
+                        topology
+                    } else {
+                        restricted
+                    }
+                }
+                _ => topology,
+            }),
+            Err(sysfs) => {
+                let ids = match allowed_cpus() {
+                    Ok(ids) if !ids.is_empty() => ids,
+                    _ => match std::thread::available_parallelism() {
+                        Ok(n) => (0..n.get()).collect(),
+                        Err(source) => {
+                            return Err(TopologyError::Unavailable {
+                                sysfs: Box::new(sysfs),
+                                source,
+                            })
+                        }
+                    },
+                };
+                let mut topology = Topology::flat(&ids);
+                topology.notes.push(format!(
+                    "CPU topology unknown ({sysfs}): assuming {} CPUs ({}), each its own core, \
+                     in one package",
+                    ids.len(),
+                    format_cpu_list(&ids)
+                ));
+                Ok(topology)
             }
         }
     }
 
-    /// Logical CPUs online.
+    /// A topology of the given CPUs, each its own physical core, all in package 0, with no L3
+    /// or NUMA information.
+    pub fn flat(ids: &[usize]) -> Topology {
+        let mut ids = ids.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let raw = ids
+            .into_iter()
+            .map(|id| RawCpu {
+                id,
+                package: Some(0),
+                core_id: None,
+                siblings: Some(vec![id]),
+                l3: None,
+                numa: None,
+            })
+            .collect();
+        assemble(raw, Vec::new())
+    }
+
+    /// This topology limited to the CPUs in `allowed`: sibling, L3 and node lists shrink with
+    /// it and core keys are recomputed. Adds a note when any CPU is left out.
+    pub fn restrict(&self, allowed: &[usize]) -> Topology {
+        let keep = |c: &usize| allowed.contains(c);
+        let dropped: Vec<usize> = self
+            .cpus
+            .iter()
+            .map(|c| c.id)
+            .filter(|c| !keep(c))
+            .collect();
+        if dropped.is_empty() {
+            return self.clone();
+        }
+        let raw = self
+            .cpus
+            .iter()
+            .filter(|c| keep(&c.id))
+            .map(|c| RawCpu {
+                id: c.id,
+                package: Some(c.package),
+                core_id: None,
+                siblings: Some(c.siblings.iter().copied().filter(keep).collect()),
+                l3: c
+                    .l3
+                    .as_ref()
+                    .map(|l| l.iter().copied().filter(keep).collect()),
+                numa: c.numa,
+            })
+            .collect();
+        let nodes = self
+            .numa_nodes
+            .iter()
+            .map(|(n, cpus)| (*n, cpus.iter().copied().filter(keep).collect()))
+            .collect();
+        let mut restricted = assemble(raw, nodes);
+        restricted.notes = self.notes.clone();
+        restricted.notes.push(format!(
+            "CPUs {} are online but outside this process's affinity mask; left out",
+            format_cpu_list(&dropped)
+        ));
+        restricted
+    }
+
+    /// The CPU with id `id`, if online.
+    pub fn cpu(&self, id: usize) -> Option<&Cpu> {
+        self.cpus
+            .binary_search_by_key(&id, |c| c.id)
+            .ok()
+            .map(|i| &self.cpus[i])
+    }
+
+    /// Number of physical cores.
+    pub fn physical_cores(&self) -> usize {
+        self.cpus
+            .iter()
+            .map(|c| c.core)
+            .collect::<BTreeSet<_>>()
+            .len()
+    }
+
+    /// Number of packages (sockets).
+    pub fn packages(&self) -> usize {
+        self.cpus
+            .iter()
+            .map(|c| c.package)
+            .collect::<BTreeSet<_>>()
+            .len()
+    }
+
+    /// Number of online logical CPUs.
     pub fn logical_cpus(&self) -> usize {
         self.cpus.len()
     }
 
-    /// Physical cores.
-    pub fn physical_cores(&self) -> usize {
-        let mut cores: Vec<usize> = self.cpus.iter().map(|c| c.core).collect();
-        cores.sort_unstable();
-        cores.dedup();
-        cores.len()
-    }
-
-    /// Packages (sockets).
-    pub fn packages(&self) -> usize {
-        let mut p: Vec<usize> = self.cpus.iter().map(|c| c.package).collect();
-        p.sort_unstable();
-        p.dedup();
-        p.len()
-    }
-
-    /// Some core has more than one hardware thread.
+    /// Whether some physical core runs more than one online hardware thread.
     pub fn smt(&self) -> bool {
         self.cpus.iter().any(|c| c.siblings.len() > 1)
     }
 
-    /// The CPUs threads are placed on, in order: thread i goes to `placement[i]`.
-    ///
-    /// `Physical`: the first CPU of each physical core, package by package (within a package by
-    /// NUMA node, then L3, then core); with `smt`, the remaining siblings follow, again package
-    /// by package. `Logical`: every CPU in id order. `None`: empty (no pinning).
+    /// The CPUs threads are placed on, in order: thread `i` goes to `placement[i]` (see the
+    /// module documentation for the order). `smt` adds the SMT siblings after the physical cores
+    /// under [`PinMode::Physical`]; the other modes ignore it.
     pub fn placement(&self, pin: PinMode, smt: bool) -> Vec<usize> {
         match pin {
             PinMode::None => Vec::new(),
-            PinMode::Logical => self.cpus.iter().map(|c| c.id).collect(),
+            PinMode::Logical => {
+                let mut ids: Vec<usize> = self.cpus.iter().map(|c| c.id).collect();
+                ids.sort_unstable();
+                ids
+            }
             PinMode::Physical => {
-                // Order cores by (package, numa, l3 leader, core).
-                let mut cores: BTreeMap<(usize, usize, usize, usize), Vec<usize>> = BTreeMap::new();
-                for c in &self.cpus {
-                    let l3 = c.l3.as_ref().and_then(|l| l.first().copied()).unwrap_or(0);
-                    let key = (c.package, c.numa.unwrap_or(0), l3, c.core);
-                    cores.entry(key).or_default().push(c.id);
-                }
-                let mut out: Vec<usize> = cores.values().map(|ids| ids[0]).collect();
+                let cores = self.ordered_cores();
+                let mut out: Vec<usize> = cores.iter().map(|(_, cpus)| cpus[0]).collect();
                 if smt {
-                    let mut rank = 1;
-                    loop {
-                        let more: Vec<usize> = cores
-                            .values()
-                            .filter_map(|ids| ids.get(rank).copied())
-                            .collect();
-                        if more.is_empty() {
-                            break;
+                    for package in cores.chunk_by(|a, b| a.0 == b.0) {
+                        let width = package.iter().map(|(_, c)| c.len()).max().unwrap_or(0);
+                        for rank in 1..width {
+                            out.extend(package.iter().filter_map(|(_, c)| c.get(rank)));
                         }
-                        out.extend(more);
-                        rank += 1;
                     }
                 }
                 out
             }
         }
     }
-}
 
-/// The CPU of thread `t`: threads beyond the placement wrap around (oversubscription).
-pub fn cpu_for(placement: &[usize], thread: usize) -> Option<usize> {
-    (!placement.is_empty()).then(|| placement[thread % placement.len()])
-}
-
-/// Pins the calling thread to one CPU.
-pub fn pin_current_thread(cpu: usize) -> std::io::Result<()> {
-    if cpu >= libc::CPU_SETSIZE as usize {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "CPU id beyond CPU_SETSIZE",
-        ));
-    }
-    // SAFETY: cpu_set_t is plain data; CPU_ZERO/CPU_SET write within it (cpu < CPU_SETSIZE);
-    // sched_setaffinity(0, ...) affects only the calling thread.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_ZERO(&mut set);
-        libc::CPU_SET(cpu, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(std::io::Error::last_os_error());
+    /// Physical cores in placement order, each as (package, its CPUs ascending).
+    fn ordered_cores(&self) -> Vec<(usize, Vec<usize>)> {
+        let mut cores: BTreeMap<usize, Vec<&Cpu>> = BTreeMap::new();
+        for cpu in &self.cpus {
+            cores.entry(cpu.core).or_default().push(cpu);
         }
-    }
-    Ok(())
-}
-
-/// What the results say about the machine.
-#[derive(Clone, Debug, Serialize, PartialEq)]
-pub struct Host {
-    /// CPU model name.
-    pub cpu_model: String,
-    /// Online logical CPUs.
-    pub logical_cpus: usize,
-    /// Physical cores.
-    pub physical_cores: usize,
-    /// Packages (sockets).
-    pub packages: usize,
-    /// NUMA nodes.
-    pub numa_nodes: usize,
-    /// SMT present.
-    pub smt: bool,
-    /// Kernel release.
-    pub kernel: String,
-    /// Host name.
-    pub hostname: String,
-    /// Where the topology came from.
-    pub topology_source: String,
-}
-
-impl Host {
-    /// Describes this machine.
-    pub fn detect(topo: &Topology) -> Host {
-        let cpu_model = fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|s| {
-                s.lines()
-                    .find(|l| l.starts_with("model name"))
-                    .and_then(|l| l.split_once(':'))
-                    .map(|(_, v)| v.trim().to_string())
+        let mut keyed: Vec<_> = cores
+            .into_values()
+            .map(|mut cpus| {
+                cpus.sort_by_key(|c| c.id);
+                let first = cpus[0];
+                let l3 = first.l3.as_ref().and_then(|l| l.iter().min().copied());
+                let key = (first.package, first.numa, l3, first.id);
+                (key, cpus.iter().map(|c| c.id).collect::<Vec<_>>())
             })
-            .unwrap_or_else(|| "unknown".into());
-        Host {
-            cpu_model,
-            logical_cpus: topo.logical_cpus(),
-            physical_cores: topo.physical_cores(),
-            packages: topo.packages(),
-            numa_nodes: topo.numa_nodes.len(),
-            smt: topo.smt(),
-            kernel: read_trim(Path::new("/proc/sys/kernel/osrelease"))
-                .unwrap_or_else(|| "unknown".into()),
-            hostname: read_trim(Path::new("/proc/sys/kernel/hostname")).unwrap_or_default(),
-            topology_source: topo.source.clone(),
+            .collect();
+        keyed.sort();
+        keyed
+            .into_iter()
+            .map(|((package, ..), cpus)| (package, cpus))
+            .collect()
+    }
+}
+
+impl fmt::Display for Topology {
+    /// One line, e.g. `2 packages, 8 cores, 16 CPUs (SMT), 2 NUMA nodes`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        write!(
+            f,
+            "{}, {}, {}{}",
+            plural(self.packages(), "package"),
+            plural(self.physical_cores(), "core"),
+            plural(self.logical_cpus(), "CPU"),
+            if self.smt() { " (SMT)" } else { "" }
+        )?;
+        if !self.numa_nodes.is_empty() {
+            write!(f, ", {}", plural(self.numa_nodes.len(), "NUMA node"))?;
+        }
+        Ok(())
+    }
+}
+
+/// What sysfs says about one CPU, before cores are keyed.
+struct RawCpu {
+    id: usize,
+    package: Option<usize>,
+    core_id: Option<usize>,
+    siblings: Option<Vec<usize>>,
+    l3: Option<Vec<usize>>,
+    numa: Option<usize>,
+}
+
+/// Keys the cores and builds the topology. A CPU's core is its sibling list when the kernel
+/// gave one, else the CPUs with the same (package, core_id), else the CPU alone; the key is the
+/// lowest id of the core, and each CPU's siblings are the CPUs with its key.
+fn assemble(mut raw: Vec<RawCpu>, numa_nodes: Vec<(usize, Vec<usize>)>) -> Topology {
+    raw.sort_by_key(|r| r.id);
+    let mut by_core_id: BTreeMap<(usize, usize), usize> = BTreeMap::new();
+    for r in &raw {
+        if let Some(core_id) = r.core_id {
+            let lowest = by_core_id
+                .entry((r.package.unwrap_or(0), core_id))
+                .or_insert(r.id);
+            *lowest = (*lowest).min(r.id);
         }
     }
+    let keys: Vec<usize> = raw
+        .iter()
+        .map(|r| match (&r.siblings, r.core_id) {
+            (Some(s), _) => s.iter().copied().chain([r.id]).min().unwrap_or(r.id),
+            (None, Some(core_id)) => by_core_id[&(r.package.unwrap_or(0), core_id)],
+            (None, None) => r.id,
+        })
+        .collect();
+    let mut members: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (r, &key) in raw.iter().zip(&keys) {
+        members.entry(key).or_default().push(r.id);
+    }
+    let cpus = raw
+        .into_iter()
+        .zip(keys)
+        .map(|(r, core)| Cpu {
+            id: r.id,
+            core,
+            package: r.package.unwrap_or(0),
+            siblings: members[&core].clone(),
+            l3: r.l3,
+            numa: r.numa,
+        })
+        .collect();
+    Topology {
+        cpus,
+        numa_nodes,
+        notes: Vec::new(),
+    }
+}
+
+/// `list` ∪ {`id`}, ascending and distinct.
+fn with_self(list: impl Iterator<Item = usize>, id: usize) -> Vec<usize> {
+    list.chain([id])
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// Online NUMA nodes under `root` with their online CPUs; empty when `root/online` is absent
+/// (a kernel without NUMA support).
+fn read_nodes(
+    root: &Path,
+    is_online: &impl Fn(&usize) -> bool,
+) -> Result<Vec<(usize, Vec<usize>)>, TopologyError> {
+    let Some(nodes) = read_list_opt(&root.join("online"))? else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::with_capacity(nodes.len());
+    for node in nodes {
+        let cpus = read_list_opt(&root.join(format!("node{node}/cpulist")))?.unwrap_or_default();
+        out.push((node, cpus.into_iter().filter(is_online).collect()));
+    }
+    Ok(out)
+}
+
+/// The CPUs (online or not) sharing the level-3 cache under `cache` (a `cpuN/cache` dir):
+/// `index3` when it is level 3 (or says no level), else the first `indexK` whose level is 3.
+fn read_l3(cache: &Path) -> Result<Option<Vec<usize>>, TopologyError> {
+    let index3 = cache.join("index3");
+    if index3.is_dir() && matches!(read_int_opt(&index3.join("level"))?, None | Some(3)) {
+        return read_list_opt(&index3.join("shared_cpu_list"));
+    }
+    let Ok(entries) = std::fs::read_dir(cache) else {
+        return Ok(None);
+    };
+    let mut indices: Vec<(usize, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let name = e.file_name();
+            let k = name.to_str()?.strip_prefix("index")?.parse().ok()?;
+            Some((k, e.path()))
+        })
+        .collect();
+    indices.sort();
+    for (_, dir) in indices {
+        if read_int_opt(&dir.join("level"))? == Some(3) {
+            return read_list_opt(&dir.join("shared_cpu_list"));
+        }
+    }
+    Ok(None)
+}
+
+/// The file's content, or `None` when it cannot be read (absent, or refused by the kernel).
+fn read_opt(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+fn parse_list(path: &Path, text: &str) -> Result<Vec<usize>, TopologyError> {
+    parse_cpu_list(text).map_err(|_| TopologyError::Parse {
+        path: path.to_path_buf(),
+        content: text.trim().to_string(),
+        expected: "a CPU list such as 0-3,8-11",
+    })
+}
+
+fn read_list_opt(path: &Path) -> Result<Option<Vec<usize>>, TopologyError> {
+    read_opt(path).map(|t| parse_list(path, &t)).transpose()
+}
+
+fn read_int_opt(path: &Path) -> Result<Option<i64>, TopologyError> {
+    read_opt(path)
+        .map(|t| {
+            t.trim().parse().map_err(|_| TopologyError::Parse {
+                path: path.to_path_buf(),
+                content: t.trim().to_string(),
+                expected: "an integer",
+            })
+        })
+        .transpose()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn cpu_lists() {
-        assert_eq!(parse_cpu_list("0-3,8-9").unwrap(), vec![0, 1, 2, 3, 8, 9]);
-        assert_eq!(parse_cpu_list(" 5\n").unwrap(), vec![5]);
-        assert_eq!(parse_cpu_list("").unwrap(), Vec::<usize>::new());
-        assert_eq!(parse_cpu_list("3,1,1-2").unwrap(), vec![1, 2, 3]);
-        assert!(parse_cpu_list("3-1").is_err());
-        assert!(parse_cpu_list("x").is_err());
+    fn cpu(id: usize, core: usize, package: usize, l3: &[usize], numa: usize) -> Cpu {
+        Cpu {
+            id,
+            core,
+            package,
+            siblings: vec![id],
+            l3: Some(l3.to_vec()),
+            numa: Some(numa),
+        }
     }
 
     #[test]
-    fn this_machine() {
-        let t = Topology::detect().unwrap();
-        assert!(t.logical_cpus() >= 1);
-        assert!(t.physical_cores() >= 1 && t.physical_cores() <= t.logical_cpus());
-        let p = t.placement(PinMode::Physical, false);
-        assert_eq!(p.len(), t.physical_cores());
-        pin_current_thread(p[0]).unwrap();
-        assert_eq!(cpu_for(&p, p.len()), Some(p[0]), "wraps around");
-        assert_eq!(cpu_for(&[], 3), None);
-        let h = Host::detect(&t);
-        assert!(!h.kernel.is_empty());
+    fn physical_placement_keeps_l3_and_numa_domains_together_within_a_package() {
+        // One package whose core numbering alternates between two L3 domains (and two
+        // sub-NUMA nodes): cores of one domain must come out together.
+        let a = [0, 2, 4, 6];
+        let b = [1, 3, 5, 7];
+        let mut cpus: Vec<Cpu> = (0..8)
+            .map(|i| cpu(i, i, 0, if i % 2 == 0 { &a } else { &b }, 0))
+            .collect();
+        let t = Topology {
+            cpus: cpus.clone(),
+            numa_nodes: vec![(0, (0..8).collect())],
+            notes: vec![],
+        };
+        assert_eq!(
+            t.placement(PinMode::Physical, false),
+            [0, 2, 4, 6, 1, 3, 5, 7]
+        );
+        // NUMA order comes before L3 order: node 0 (the odd CPUs) first although its L3 key
+        // is higher.
+        for c in &mut cpus {
+            c.numa = Some(if c.id % 2 == 0 { 1 } else { 0 });
+        }
+        let t = Topology {
+            cpus,
+            numa_nodes: vec![(0, b.to_vec()), (1, a.to_vec())],
+            notes: vec![],
+        };
+        assert_eq!(
+            t.placement(PinMode::Physical, false),
+            [1, 3, 5, 7, 0, 2, 4, 6]
+        );
+    }
+
+    #[test]
+    fn smt_siblings_come_rank_by_rank_within_each_package() {
+        // SMT-4 cores {0,2,4,6} and {1,3,5,7} in package 0, SMT-2 core {8,9} in package 1.
+        let mut cpus = Vec::new();
+        for id in 0..8 {
+            let siblings: Vec<usize> = (0..8).filter(|c| c % 2 == id % 2).collect();
+            cpus.push(Cpu {
+                id,
+                core: id % 2,
+                package: 0,
+                siblings,
+                l3: None,
+                numa: None,
+            });
+        }
+        for id in 8..10 {
+            cpus.push(Cpu {
+                id,
+                core: 8,
+                package: 1,
+                siblings: vec![8, 9],
+                l3: None,
+                numa: None,
+            });
+        }
+        let t = Topology {
+            cpus,
+            numa_nodes: vec![],
+            notes: vec![],
+        };
+        assert_eq!(t.physical_cores(), 3);
+        assert_eq!(t.placement(PinMode::Physical, false), [0, 1, 8]);
+        assert_eq!(
+            t.placement(PinMode::Physical, true),
+            [0, 1, 8, 2, 3, 4, 5, 6, 7, 9]
+        );
+    }
+
+    #[test]
+    fn restrict_recomputes_core_keys_and_notes_what_was_left_out() {
+        let cpus = (0..4)
+            .map(|id| Cpu {
+                id,
+                core: id % 2,
+                package: 0,
+                siblings: vec![id % 2, id % 2 + 2],
+                l3: Some(vec![0, 1, 2, 3]),
+                numa: Some(0),
+            })
+            .collect();
+        let t = Topology {
+            cpus,
+            numa_nodes: vec![(0, vec![0, 1, 2, 3])],
+            notes: vec![],
+        };
+        let r = t.restrict(&[1, 2, 3]);
+        assert_eq!(r.logical_cpus(), 3);
+        assert_eq!(r.cpu(2).unwrap().core, 2);
+        assert_eq!(r.cpu(2).unwrap().siblings, [2]);
+        assert_eq!(r.cpu(3).unwrap().siblings, [1, 3]);
+        assert_eq!(r.cpu(1).unwrap().l3.as_deref(), Some(&[1, 2, 3][..]));
+        assert_eq!(r.numa_nodes, [(0, vec![1, 2, 3])]);
+        assert_eq!(r.placement(PinMode::Physical, false), [1, 2]);
+        assert_eq!(r.notes.len(), 1);
+        assert!(r.notes[0].contains("CPUs 0 "), "{}", r.notes[0]);
+        assert_eq!(t.restrict(&[0, 1, 2, 3, 9]), t);
+    }
+
+    #[test]
+    fn formats_cpu_lists_with_ranges() {
+        assert_eq!(format_cpu_list(&[]), "");
+        assert_eq!(format_cpu_list(&[3, 0, 1, 2, 8, 10, 11]), "0-3,8,10-11");
+        assert_eq!(format_cpu_list(&[5]), "5");
+        let ids = [0, 1, 2, 7, 9, 10];
+        assert_eq!(parse_cpu_list(&format_cpu_list(&ids)).unwrap(), ids);
     }
 }

@@ -68,3 +68,14 @@ impl<M: Memory> Lock for BurnsLamport<M> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::locks::paper::assert_safe_under_schedules;
+
+    #[test]
+    fn safe_under_explored_schedules() {
+        assert_safe_under_schedules("burns-lamport", 3, 500);
+        assert_safe_under_schedules("burns-lamport", 4, 200);
+    }
+}

@@ -122,3 +122,14 @@ impl<M: Memory> Lock for BwBakery<M> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::locks::paper::assert_safe_under_schedules;
+
+    #[test]
+    fn safe_under_explored_schedules() {
+        assert_safe_under_schedules("bw-bakery", 3, 500);
+        assert_safe_under_schedules("bw-bakery", 4, 200);
+    }
+}

@@ -248,6 +248,23 @@ impl<M: Memory, E: ExitRule> Lock for BwbGmeLock<M, E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::locks::paper::assert_safe_under_schedules;
+    use crate::verify::{verify, Outcome, VerifyOptions};
+
+    #[test]
+    fn bwb_gme_is_safe_under_explored_schedules() {
+        assert_safe_under_schedules("bwb-gme", 3, 500);
+        assert_safe_under_schedules("bwb-gme", 4, 200);
+    }
+
+    #[test]
+    fn the_naive_exit_breaks_group_mutual_exclusion() {
+        let entry = crate::locks::find("naive-bwb-gme").unwrap();
+        let mut opts = VerifyOptions::new(3);
+        opts.schedules = 4000;
+        let r = verify(&entry, &opts, false).unwrap();
+        assert!(matches!(r.outcome, Outcome::Violation { .. }), "{r}");
+    }
 
     #[test]
     fn tokens_pack_and_unpack() {

@@ -97,3 +97,14 @@ impl<M: Memory> Lock for Glb<M> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::locks::paper::assert_safe_under_schedules;
+
+    #[test]
+    fn safe_under_explored_schedules() {
+        assert_safe_under_schedules("glb", 3, 500);
+        assert_safe_under_schedules("glb", 4, 200);
+    }
+}

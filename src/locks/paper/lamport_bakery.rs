@@ -83,3 +83,14 @@ impl<M: Memory> Lock for LamportBakery<M> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::locks::paper::assert_safe_under_schedules;
+
+    #[test]
+    fn safe_under_explored_schedules() {
+        assert_safe_under_schedules("lamport-bakery", 3, 500);
+        assert_safe_under_schedules("lamport-bakery", 4, 200);
+    }
+}

@@ -157,3 +157,13 @@ pub fn entries() -> Vec<LockEntry> {
         ),
     ]
 }
+
+/// Test support: explores schedules of a registered lock and asserts it stays safe.
+#[cfg(test)]
+pub(crate) fn assert_safe_under_schedules(name: &str, threads: usize, schedules: usize) {
+    let entry = super::find(name).expect("registered");
+    let mut opts = crate::verify::VerifyOptions::new(threads);
+    opts.schedules = schedules;
+    let r = crate::verify::verify(&entry, &opts, false).unwrap();
+    assert_eq!(r.outcome, crate::verify::Outcome::Safe, "{r}");
+}

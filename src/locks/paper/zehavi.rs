@@ -214,3 +214,14 @@ impl<M: Memory, C: Timestamps<M>> Lock for Zehavi<M, C> {
         self.cts.check()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::locks::paper::assert_safe_under_schedules;
+
+    #[test]
+    fn safe_under_explored_schedules() {
+        assert_safe_under_schedules("zehavi-kex", 3, 500);
+        assert_safe_under_schedules("zehavi-kex", 4, 200);
+    }
+}
