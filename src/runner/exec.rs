@@ -500,7 +500,7 @@ fn passages<const CHECK: bool, const TRACE: bool>(
             }
         }
         shared.think.run();
-        let session = sampler.next_session();
+        let session = sampler.next();
         let t0;
         let mut doorway = 0u64;
         if TRACE {

@@ -1,295 +1,265 @@
-//! Session mixes: which session (group) each request asks for.
+//! Session mixes: which session each critical-section request asks for.
 //!
-//! | mix | sessions |
-//! |---|---|
-//! | `single` | every request session 0 |
-//! | `distinct` | process p always asks session p: every request conflicts (mutual exclusion) |
-//! | `uniform:M` | uniform over 0..M |
-//! | `hot:M:A,B` | A% of the M sessions (the hot ones, at least one) receive B% of the requests, uniformly within the hot and within the cold set: the (α, β) non-uniform access of Mittal & Mohan |
-//! | `zipf:M:S` | rank r in 0..M with probability ∝ 1/(r+1)^S |
-//! | `fixed:M` | process p always asks p mod M |
-//! | `rw:P` | with probability P a reader (session 0, shared); otherwise a writer of process p asks 1+p, so writers conflict with everyone |
+//! A mix is written as a short string (`uniform:8`, `hot:50:20,80`, `zipf:16:1.2`, ...) that
+//! parses with [`FromStr`], prints back with [`fmt::Display`] and serializes as that string. A
+//! [`Sampler`] per process then draws sessions without allocating or locking, deterministically
+//! for a given seed.
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
-use serde::{Serialize, Serializer};
+use super::rng::Rng;
 
-/// A session mix.
-#[derive(Clone, Debug, PartialEq)]
+/// The forms a mix can take, one per line, for command-line help.
+pub const MIX_FORMS: &str = "\
+single        every request asks session 0
+distinct      process p always asks session p (GME locks act as mutexes; the default)
+uniform:M     each request picks one of M sessions uniformly
+hot:M:A,B     A% of the M sessions receive B% of the requests (uniform within each set)
+zipf:M:S      session r in 0..M with probability proportional to 1/(r+1)^S
+fixed:M       process p always asks session p mod M
+rw:P          a request reads (session 0, shared) with probability P, else writes alone";
+
+/// Which session each critical-section request asks for.
+///
+/// Sessions are numbered from 0; [`Mix::sessions`] bounds them for a run of `n` processes.
+#[derive(Clone, Debug, PartialEq, Default)]
 pub enum Mix {
-    /// Everyone in session 0.
+    /// `single`: every request asks session 0, so a GME lock may admit everyone together.
     Single,
-    /// Process p in session p.
+    /// `distinct`: process `p` always asks session `p`, so no two processes share a session and a
+    /// GME lock behaves as a mutex. The default mix.
+    #[default]
     Distinct,
-    /// Uniform over M sessions.
-    Uniform(usize),
-    /// `hot`% of M sessions receive `share`% of requests.
-    Hot {
-        /// Sessions.
-        m: usize,
-        /// Percentage of sessions that are hot.
-        hot: f64,
-        /// Percentage of requests they receive.
-        share: f64,
+    /// `uniform:M`: each request picks a session uniformly in `0..sessions`.
+    Uniform {
+        /// M, the number of sessions.
+        sessions: usize,
     },
-    /// Zipf over M sessions with exponent S.
-    Zipf(usize, f64),
-    /// Process p in session p mod M.
-    Fixed(usize),
-    /// Readers with probability P.
-    ReadWrite(f64),
-}
-
-const FORMS: &str =
-    "single, distinct, uniform:M, hot:M:A,B, zipf:M:S, fixed:M or rw:P (e.g. uniform:4, hot:10:20,80)";
-
-fn sessions_arg(s: &str) -> Result<usize, String> {
-    let m: usize = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number of sessions (expected e.g. 4)"))?;
-    if m == 0 {
-        return Err("zero sessions: a mix needs at least 1 session".into());
-    }
-    Ok(m)
-}
-
-fn number(s: &str, what: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("{s:?} is not a number ({what})"))?;
-    if !v.is_finite() {
-        return Err(format!("{s:?} is not a finite number ({what})"));
-    }
-    Ok(v)
-}
-
-impl FromStr for Mix {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Mix, String> {
-        let s = s.trim();
-        let (kind, rest) = match s.split_once(':') {
-            Some((k, r)) => (k, Some(r)),
-            None => (s, None),
-        };
-        let need = |form: &str| format!("{kind} needs its arguments: {form}");
-        match (kind, rest) {
-            ("single", None) => Ok(Mix::Single),
-            ("distinct", None) => Ok(Mix::Distinct),
-            ("uniform", Some(m)) => Ok(Mix::Uniform(sessions_arg(m)?)),
-            ("uniform", None) => Err(need("uniform:M")),
-            ("fixed", Some(m)) => Ok(Mix::Fixed(sessions_arg(m)?)),
-            ("fixed", None) => Err(need("fixed:M")),
-            ("zipf", Some(r)) => {
-                let (m, e) = r
-                    .split_once(':')
-                    .ok_or_else(|| need("zipf:M:S, e.g. zipf:8:1.0"))?;
-                let m = sessions_arg(m)?;
-                let e = number(e, "the Zipf exponent")?;
-                if e < 0.0 {
-                    return Err(format!("the Zipf exponent must be ≥ 0, not {e}"));
-                }
-                Ok(Mix::Zipf(m, e))
-            }
-            ("zipf", None) => Err(need("zipf:M:S")),
-            ("hot", Some(r)) => {
-                let (m, ab) = r
-                    .split_once(':')
-                    .ok_or_else(|| need("hot:M:A,B, e.g. hot:10:20,80"))?;
-                let m = sessions_arg(m)?;
-                let (a, b) = ab
-                    .split_once(',')
-                    .ok_or_else(|| need("hot:M:A,B, e.g. hot:10:20,80"))?;
-                let hot = number(a, "the hot percentage of sessions")?;
-                let share = number(b, "the percentage of requests")?;
-                if !(0.0..=100.0).contains(&hot) || hot == 0.0 {
-                    return Err(format!(
-                        "hot: A is a percentage of sessions in (0, 100], not {hot}"
-                    ));
-                }
-                if !(0.0..=100.0).contains(&share) {
-                    return Err(format!(
-                        "hot: B is a percentage of requests in [0, 100], not {share}"
-                    ));
-                }
-                Ok(Mix::Hot { m, hot, share })
-            }
-            ("hot", None) => Err(need("hot:M:A,B")),
-            ("rw", Some(p)) => {
-                let p = number(p, "the reader fraction")?;
-                if !(0.0..=1.0).contains(&p) {
-                    return Err(format!("rw: the reader fraction is in [0, 1], not {p}"));
-                }
-                Ok(Mix::ReadWrite(p))
-            }
-            ("rw", None) => Err(need("rw:P, e.g. rw:0.9")),
-            _ => Err(format!("unknown mix {s:?}: expected {FORMS}")),
-        }
-    }
-}
-
-impl fmt::Display for Mix {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Mix::Single => write!(f, "single"),
-            Mix::Distinct => write!(f, "distinct"),
-            Mix::Uniform(m) => write!(f, "uniform:{m}"),
-            Mix::Hot { m, hot, share } => write!(f, "hot:{m}:{hot},{share}"),
-            Mix::Zipf(m, s) => write!(f, "zipf:{m}:{s}"),
-            Mix::Fixed(m) => write!(f, "fixed:{m}"),
-            Mix::ReadWrite(p) => write!(f, "rw:{p}"),
-        }
-    }
-}
-
-impl Serialize for Mix {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
+    /// `hot:M:A,B`: the non-uniform access model of Mittal and Mohan's TokenGME evaluation
+    /// (seed 003, Section 4: "α% of the groups are selected β% of the times"). The first
+    /// `round(A% of M)` sessions (at least 1, and at most M − 1 so the cold set is not empty
+    /// when M ≥ 2) form the hot set and receive B% of the requests; the rest receive the
+    /// remaining (100 − B)%. Within each set the choice is uniform.
+    Hot {
+        /// M, the number of sessions.
+        sessions: usize,
+        /// A (α), the percentage of sessions that are hot, in (0, 100).
+        hot_percent: f64,
+        /// B (β), the percentage of requests that go to the hot set, in [0, 100].
+        hot_share: f64,
+    },
+    /// `zipf:M:S`: session `r` in `0..M` with probability proportional to `1/(r+1)^S`, drawn by
+    /// binary search in the exact cumulative table. S = 0 is uniform.
+    Zipf {
+        /// M, the number of sessions.
+        sessions: usize,
+        /// S, the exponent, finite and ≥ 0.
+        exponent: f64,
+    },
+    /// `fixed:M`: process `p` always asks session `p mod M`.
+    Fixed {
+        /// M, the number of sessions.
+        sessions: usize,
+    },
+    /// `rw:P`: readers and writers. With probability P a request is a reader and asks session
+    /// 0, which all readers share; otherwise it is a writer of process `p` and asks session
+    /// `1 + p`, which conflicts with every other request in flight.
+    ReadWrite {
+        /// P, the probability that a request reads, in [0, 1].
+        read_probability: f64,
+    },
 }
 
 impl Mix {
-    /// Hot sessions of `hot:M:A,B`: A% of M rounded, at least 1, at most M.
-    fn hot_count(m: usize, hot: f64) -> usize {
-        ((m as f64 * hot / 100.0).round() as usize).clamp(1, m)
-    }
-
-    /// How many distinct session ids can occur with `n` processes.
+    /// The size of the session range for `n` processes: every session this mix draws is below
+    /// it, so a GME lock built for this many sessions accepts them all. It is the number of
+    /// distinct sessions that can occur, except for `rw:P` with P = 0, whose writers use
+    /// `1..=n` and never session 0. At least 1.
     pub fn sessions(&self, n: usize) -> usize {
-        match *self {
+        let s = match *self {
             Mix::Single => 1,
             Mix::Distinct => n,
-            Mix::Uniform(m) | Mix::Hot { m, .. } | Mix::Zipf(m, _) => m,
-            Mix::Fixed(m) => m.min(n),
-            Mix::ReadWrite(p) if p >= 1.0 => 1,
-            Mix::ReadWrite(p) if p <= 0.0 => n,
-            Mix::ReadWrite(_) => n + 1,
-        }
-    }
-
-    /// True when the mix is a real group workload at `n` processes: concurrent requests can
-    /// ask for the same session and also for different ones. False when everyone shares one
-    /// session or every process has its own (mutual exclusion). A k-exclusion lock ignores
-    /// sessions and so cannot serve such a mix.
-    pub fn needs_groups(&self, n: usize) -> bool {
-        match *self {
-            Mix::Single | Mix::Distinct => false,
-            Mix::Fixed(m) => m > 1 && m < n,
-            Mix::ReadWrite(p) => p > 0.0 && p < 1.0,
-            _ => self.sessions(n) > 1,
-        }
-    }
-
-    /// The session sampler of process `p` of `n`, deterministic for a given `seed`.
-    pub fn sampler(&self, p: usize, n: usize, seed: u64) -> Sampler {
-        let _ = n;
-        let rng = Rng::new(seed ^ (p as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0x5EED);
-        let kind = match *self {
-            Mix::Single => Kind::Constant(0),
-            Mix::Distinct => Kind::Constant(p),
-            Mix::Fixed(m) => Kind::Constant(p % m),
-            Mix::Uniform(m) => Kind::Uniform(m as u64),
-            Mix::Hot { m, hot, share } => {
-                let h = Mix::hot_count(m, hot);
-                Kind::Hot {
-                    hot: h as u64,
-                    cold: (m - h) as u64,
-                    p_hot: (share / 100.0).clamp(0.0, 1.0),
+            Mix::Uniform { sessions } | Mix::Hot { sessions, .. } | Mix::Zipf { sessions, .. } => {
+                sessions
+            }
+            Mix::Fixed { sessions } => sessions.min(n),
+            Mix::ReadWrite { read_probability } => {
+                if read_probability >= 1.0 {
+                    1
+                } else {
+                    n + 1
                 }
             }
-            Mix::Zipf(m, s) => {
-                let weights: Vec<f64> = (0..m).map(|r| 1.0 / ((r + 1) as f64).powf(s)).collect();
-                let total: f64 = weights.iter().sum();
-                let mut acc = 0.0;
-                let mut cdf: Vec<f64> = weights
-                    .iter()
-                    .map(|w| {
-                        acc += w / total;
-                        acc
-                    })
-                    .collect();
-                *cdf.last_mut().expect("m >= 1") = 1.0;
-                Kind::Table(cdf.into_boxed_slice())
+        };
+        s.max(1)
+    }
+
+    /// Whether this mix, run by `n` processes, is a real group mutual-exclusion workload: two
+    /// concurrent requests can ask for different sessions *and* two can ask for the same one.
+    ///
+    /// When it is false the sessions carry no information a simpler lock would miss: `single`
+    /// (always equal), `distinct` and `fixed:M` with M ≥ n (never equal), `rw:0`, `rw:1`, one
+    /// session or one process. A k-exclusion lock ignores sessions, so it can only stand in for
+    /// a GME lock when this is false.
+    pub fn needs_groups(&self, n: usize) -> bool {
+        if n < 2 {
+            return false;
+        }
+        match *self {
+            Mix::Single | Mix::Distinct => false,
+            // Random mixes: any two requests may meet in a session of positive probability, so
+            // equal sessions occur; different ones need at least two such sessions.
+            Mix::Uniform { sessions } | Mix::Zipf { sessions, .. } => sessions >= 2,
+            Mix::Hot {
+                sessions,
+                hot_percent,
+                hot_share,
+            } => {
+                let hot = hot_set(sessions, hot_percent);
+                let reachable = if hot_share > 0.0 { hot } else { 0 }
+                    + if hot_share < 100.0 { sessions - hot } else { 0 };
+                reachable >= 2
             }
-            Mix::ReadWrite(rp) => Kind::ReadWrite {
-                p_read: rp,
-                writer: 1 + p,
+            // Processes p and p + M share a session; processes 0 and 1 differ.
+            Mix::Fixed { sessions } => sessions >= 2 && n > sessions,
+            // Two readers share session 0; a writer differs from everyone.
+            Mix::ReadWrite { read_probability } => read_probability > 0.0 && read_probability < 1.0,
+        }
+    }
+
+    /// The sampler of process `process` (in `0..n`) for run seed `seed`. Equal arguments give
+    /// equal sequences. To build samplers for every process at once, sharing one table, use
+    /// [`Mix::samplers`].
+    pub fn sampler(&self, process: usize, n: usize, seed: u64) -> Sampler {
+        self.sampler_with(process, n, seed, &self.zipf_table())
+    }
+
+    /// The samplers of processes `0..n` for run seed `seed`, in process order; `zipf` mixes
+    /// share one cumulative table among them.
+    pub fn samplers(&self, n: usize, seed: u64) -> Vec<Sampler> {
+        let table = self.zipf_table();
+        (0..n)
+            .map(|p| self.sampler_with(p, n, seed, &table))
+            .collect()
+    }
+
+    fn sampler_with(
+        &self,
+        process: usize,
+        n: usize,
+        seed: u64,
+        table: &Option<Arc<[f64]>>,
+    ) -> Sampler {
+        debug_assert!(process < n, "process {process} out of range 0..{n}");
+        let draw = match *self {
+            Mix::Single => Draw::Constant(0),
+            Mix::Distinct => Draw::Constant(process),
+            Mix::Fixed { sessions } => Draw::Constant(process % sessions),
+            Mix::Uniform { sessions } => match sessions {
+                1 => Draw::Constant(0),
+                m => Draw::Uniform(m as u64),
+            },
+            Mix::Hot {
+                sessions,
+                hot_percent,
+                hot_share,
+            } => {
+                let hot = hot_set(sessions, hot_percent);
+                match sessions - hot {
+                    0 => Draw::Constant(0),
+                    cold => Draw::Hot {
+                        hot: hot as u64,
+                        cold: cold as u64,
+                        p_hot: hot_share / 100.0,
+                    },
+                }
+            }
+            Mix::Zipf { .. } => Draw::Table(table.clone().expect("zipf mixes have a table")),
+            Mix::ReadWrite { read_probability } => Draw::ReadWrite {
+                p_read: read_probability,
+                writer: 1 + process,
             },
         };
-        Sampler { rng, kind }
+        Sampler {
+            rng: Rng::new(seed, process as u64),
+            draw,
+        }
+    }
+
+    /// The normalized cumulative distribution of a `zipf` mix: entry r is P(session ≤ r). The
+    /// last entry is exactly 1 (the running sum divided by itself), so a draw in [0, 1) always
+    /// lands on a session of positive weight.
+    fn zipf_table(&self) -> Option<Arc<[f64]>> {
+        let Mix::Zipf { sessions, exponent } = *self else {
+            return None;
+        };
+        let mut cumulative = Vec::with_capacity(sessions);
+        let mut sum = 0.0;
+        for r in 0..sessions {
+            sum += ((r + 1) as f64).powf(-exponent);
+            cumulative.push(sum);
+        }
+        for c in &mut cumulative {
+            *c /= sum;
+        }
+        Some(cumulative.into())
     }
 }
 
-/// SplitMix64: small, fast, statistically sound for sampling.
-#[derive(Clone, Debug)]
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    #[inline]
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    #[inline]
-    fn unit(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
-
-    /// Uniform in 0..m (Lemire's multiply-shift; the bias is below 2^-32 for any m we use).
-    #[inline]
-    fn below(&mut self, m: u64) -> u64 {
-        ((self.next_u64() as u128 * m as u128) >> 64) as u64
-    }
+/// The size of the hot set of `hot:M:A,_`: A% of M rounded, at least 1, and at most M − 1 when
+/// M ≥ 2 so that the cold set is never empty.
+fn hot_set(sessions: usize, hot_percent: f64) -> usize {
+    let h = (hot_percent / 100.0 * sessions as f64).round() as usize;
+    h.clamp(1, sessions.saturating_sub(1).max(1))
 }
 
-#[derive(Clone, Debug)]
-enum Kind {
-    Constant(usize),
-    Uniform(u64),
-    Hot { hot: u64, cold: u64, p_hot: f64 },
-    Table(Box<[f64]>),
-    ReadWrite { p_read: f64, writer: usize },
-}
-
-/// Draws the sessions of one process's requests. No allocation, no locks.
+/// Draws the session of each request of one process: no allocation, no locks.
 #[derive(Clone, Debug)]
 pub struct Sampler {
     rng: Rng,
-    kind: Kind,
+    draw: Draw,
+}
+
+/// How a sampler turns random bits into a session.
+#[derive(Clone, Debug)]
+enum Draw {
+    /// Always this session.
+    Constant(usize),
+    /// Uniform in `0..m`.
+    Uniform(u64),
+    /// Uniform in `0..hot` with probability `p_hot`, else uniform in `hot..hot + cold`.
+    Hot { hot: u64, cold: u64, p_hot: f64 },
+    /// Inverse of a cumulative distribution (first entry above a uniform draw in [0, 1)).
+    Table(Arc<[f64]>),
+    /// Session 0 with probability `p_read`, else `writer`.
+    ReadWrite { p_read: f64, writer: usize },
 }
 
 impl Sampler {
-    /// The session of the next request.
+    /// The session of this process's next request.
+    // An endless stream: returning `usize` rather than `Option<usize>` keeps the passage loop
+    // free of an unwrap.
+    #[allow(clippy::should_implement_trait)]
     #[inline]
-    pub fn next_session(&mut self) -> usize {
-        match &self.kind {
-            Kind::Constant(s) => *s,
-            Kind::Uniform(m) => self.rng.below(*m) as usize,
-            Kind::Hot { hot, cold, p_hot } => {
-                if *cold == 0 || self.rng.unit() < *p_hot {
+    pub fn next(&mut self) -> usize {
+        match &self.draw {
+            Draw::Constant(s) => *s,
+            Draw::Uniform(m) => self.rng.below(*m) as usize,
+            Draw::Hot { hot, cold, p_hot } => {
+                if self.rng.chance(*p_hot) {
                     self.rng.below(*hot) as usize
                 } else {
                     (*hot + self.rng.below(*cold)) as usize
                 }
             }
-            Kind::Table(cdf) => {
-                let u = self.rng.unit();
-                cdf.partition_point(|&c| c <= u).min(cdf.len() - 1)
+            Draw::Table(cumulative) => {
+                let u = self.rng.next_f64();
+                cumulative.partition_point(|&c| c <= u)
             }
-            Kind::ReadWrite { p_read, writer } => {
-                if self.rng.unit() < *p_read {
+            Draw::ReadWrite { p_read, writer } => {
+                if self.rng.chance(*p_read) {
                     0
                 } else {
                     *writer
@@ -299,151 +269,429 @@ impl Sampler {
     }
 }
 
+impl fmt::Display for Mix {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `{}` on f64 prints the shortest text that parses back to the same value.
+        match self {
+            Mix::Single => write!(f, "single"),
+            Mix::Distinct => write!(f, "distinct"),
+            Mix::Uniform { sessions } => write!(f, "uniform:{sessions}"),
+            Mix::Hot {
+                sessions,
+                hot_percent,
+                hot_share,
+            } => write!(f, "hot:{sessions}:{hot_percent},{hot_share}"),
+            Mix::Zipf { sessions, exponent } => write!(f, "zipf:{sessions}:{exponent}"),
+            Mix::Fixed { sessions } => write!(f, "fixed:{sessions}"),
+            Mix::ReadWrite { read_probability } => write!(f, "rw:{read_probability}"),
+        }
+    }
+}
+
+impl FromStr for Mix {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let s = text.trim();
+        let (name, args) = match s.split_once(':') {
+            Some((name, args)) => (name, args.split(':').collect()),
+            None => (s, Vec::new()),
+        };
+        let form = match name {
+            "single" => Some(("single", 0)),
+            "distinct" => Some(("distinct", 0)),
+            "uniform" => Some(("uniform:8", 1)),
+            "hot" => Some(("hot:50:20,80", 2)),
+            "zipf" => Some(("zipf:16:1", 2)),
+            "fixed" => Some(("fixed:4", 1)),
+            "rw" => Some(("rw:0.9", 1)),
+            _ => None,
+        };
+        let Some((example, arity)) = form else {
+            return Err(format!(
+                "invalid mix `{s}`: unknown mix (single, distinct, uniform:M, hot:M:A,B, \
+                 zipf:M:S, fixed:M, rw:P); e.g. uniform:8"
+            ));
+        };
+        let fail = |what: &str| format!("invalid mix `{s}`: {what}; e.g. {example}");
+        if args.len() != arity {
+            return Err(fail(&format!(
+                "`{name}` takes {arity} `:`-separated argument(s)"
+            )));
+        }
+        let sessions = |t: &str| match t.trim().parse::<usize>() {
+            Ok(0) => Err(fail(
+                "zero sessions; the session count M must be at least 1",
+            )),
+            Ok(m) => Ok(m),
+            Err(_) => Err(fail(&format!("session count `{t}` is not a whole number"))),
+        };
+        let number = |t: &str, what: &str| match t.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(x),
+            _ => Err(fail(&format!("{what} `{t}` is not a finite number"))),
+        };
+        match name {
+            "single" => Ok(Mix::Single),
+            "distinct" => Ok(Mix::Distinct),
+            "uniform" => Ok(Mix::Uniform {
+                sessions: sessions(args[0])?,
+            }),
+            "fixed" => Ok(Mix::Fixed {
+                sessions: sessions(args[0])?,
+            }),
+            "hot" => {
+                let sessions = sessions(args[0])?;
+                let Some((a, b)) = args[1].split_once(',') else {
+                    return Err(fail(
+                        "hot takes the hot percentage and its share of requests as A,B",
+                    ));
+                };
+                let hot_percent = number(a, "hot percentage A")?;
+                let hot_share = number(b, "hot share B")?;
+                if !(hot_percent > 0.0 && hot_percent < 100.0) {
+                    return Err(fail(&format!(
+                        "hot percentage A = {a} must lie strictly between 0 and 100"
+                    )));
+                }
+                if !(0.0..=100.0).contains(&hot_share) {
+                    return Err(fail(&format!(
+                        "hot share B = {b} must lie between 0 and 100"
+                    )));
+                }
+                Ok(Mix::Hot {
+                    sessions,
+                    hot_percent,
+                    hot_share,
+                })
+            }
+            "zipf" => {
+                let sessions = sessions(args[0])?;
+                let exponent = number(args[1], "exponent S")?;
+                if exponent < 0.0 {
+                    return Err(fail(&format!(
+                        "exponent S = {} must not be negative",
+                        args[1]
+                    )));
+                }
+                Ok(Mix::Zipf { sessions, exponent })
+            }
+            "rw" => {
+                let p = number(args[0], "read probability P")?;
+                if !(0.0..=1.0).contains(&p) {
+                    return Err(fail(&format!(
+                        "read probability P = {} must lie between 0 and 1",
+                        args[0]
+                    )));
+                }
+                Ok(Mix::ReadWrite {
+                    read_probability: p,
+                })
+            }
+            _ => unreachable!("unknown names were rejected above"),
+        }
+    }
+}
+
+impl serde::Serialize for Mix {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Mix {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const DRAWS: usize = 200_000;
 
-    fn freqs(mix: &str, p: usize, n: usize, bins: usize) -> Vec<f64> {
-        let mut s = mix.parse::<Mix>().unwrap().sampler(p, n, 42);
-        let mut c = vec![0usize; bins];
+    fn mix(s: &str) -> Mix {
+        s.parse().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// Counts of each session over `DRAWS` draws by process `p` of `n`.
+    fn counts(m: &Mix, p: usize, n: usize, bins: usize, seed: u64) -> Vec<u64> {
+        let mut sampler = m.sampler(p, n, seed);
+        let mut c = vec![0u64; bins];
         for _ in 0..DRAWS {
-            c[s.next_session()] += 1;
+            let s = sampler.next();
+            assert!(s < bins, "{m}: session {s} outside 0..{bins}");
+            c[s] += 1;
         }
-        c.into_iter().map(|x| x as f64).collect()
+        c
     }
 
-    /// Pearson's chi-square against expected probabilities; asserts below the 99.9999%
-    /// quantile (approximated by Wilson–Hilferty), so a correct sampler fails with probability
-    /// 1e-6 and a wrong one with any visible bias fails surely.
-    fn chi_square_ok(observed: &[f64], expected_p: &[f64]) {
-        let total: f64 = observed.iter().sum();
-        let mut chi = 0.0;
-        let mut dof = 0usize;
-        for (o, p) in observed.iter().zip(expected_p) {
-            let e = p * total;
-            if e > 0.0 {
-                chi += (o - e) * (o - e) / e;
-                dof += 1;
-            } else {
-                assert_eq!(*o, 0.0, "a bin of probability 0 was drawn");
+    /// Upper-tail quantile of the chi-square distribution with `df` degrees of freedom at
+    /// p ≈ 1e-9 (standard normal z = 6.0), by the Wilson–Hilferty cube approximation, which
+    /// errs on the high (lenient) side for small `df`.
+    fn chi2_threshold(df: usize) -> f64 {
+        let k = df as f64;
+        let z = 6.0;
+        let c = 2.0 / (9.0 * k);
+        k * (1.0 - c + z * c.sqrt()).powi(3)
+    }
+
+    /// Whether the counts fit the expected probabilities: sessions of probability 0 must never
+    /// occur, the others must pass a chi-square test at p ≈ 1e-9.
+    fn fits(counts: &[u64], expected: &[f64]) -> Result<(), String> {
+        assert_eq!(counts.len(), expected.len());
+        let total: u64 = counts.iter().sum();
+        let mut chi2 = 0.0;
+        let mut bins = 0;
+        for (s, (&o, &p)) in counts.iter().zip(expected).enumerate() {
+            if p == 0.0 {
+                if o != 0 {
+                    return Err(format!(
+                        "session {s} has probability 0 but occurred {o} times"
+                    ));
+                }
+                continue;
             }
+            let e = p * total as f64;
+            chi2 += (o as f64 - e).powi(2) / e;
+            bins += 1;
         }
-        let k = (dof - 1) as f64;
-        let z = 4.753; // one-sided 1e-6
-        let crit = k * (1.0 - 2.0 / (9.0 * k) + z * (2.0 / (9.0 * k)).sqrt()).powi(3);
-        assert!(
-            chi < crit,
-            "chi-square {chi:.1} ≥ {crit:.1} (dof {k}): {observed:?} vs {expected_p:?}"
-        );
+        let limit = chi2_threshold(bins - 1);
+        if chi2 < limit {
+            Ok(())
+        } else {
+            Err(format!(
+                "chi-square {chi2:.1} over {bins} sessions exceeds {limit:.1}; counts {counts:?}"
+            ))
+        }
+    }
+
+    fn assert_fits(name: &str, counts: &[u64], expected: &[f64]) {
+        if let Err(e) = fits(counts, expected) {
+            panic!("{name}: {e}");
+        }
     }
 
     #[test]
-    fn uniform_is_uniform() {
-        chi_square_ok(&freqs("uniform:5", 0, 4, 5), &[0.2; 5]);
+    fn the_fit_check_rejects_skewed_counts() {
+        // Moving 10% of one uniform session's draws to another must fail at this sample size.
+        let mut c = vec![25_000u64; 8];
+        c[0] += 2_500;
+        c[1] -= 2_500;
+        assert!(fits(&c, &[0.125; 8]).is_err());
+        // Fair counts pass; a draw of a probability-0 session fails.
+        assert!(fits(&[25_000; 8], &[0.125; 8]).is_ok());
+        assert!(fits(&[100_000, 1], &[1.0, 0.0]).is_err());
     }
 
     #[test]
-    fn hot_gives_the_hot_sessions_their_share() {
-        // 10 sessions, 20% hot (2 sessions) get 80%: 0.4 each; 8 cold share 20%: 0.025 each.
-        let f = freqs("hot:10:20,80", 1, 4, 10);
-        let mut p = vec![0.4, 0.4];
-        p.extend([0.025; 8]);
-        chi_square_ok(&f, &p);
+    fn uniform_draws_each_session_equally() {
+        let c = counts(&mix("uniform:10"), 0, 4, 10, 1);
+        assert_fits("uniform:10", &c, &[0.1; 10]);
+        let c = counts(&mix("uniform:3"), 2, 4, 3, 2);
+        assert_fits("uniform:3", &c, &[1.0 / 3.0; 3]);
+    }
+
+    #[test]
+    fn hot_follows_the_alpha_beta_model() {
+        // 20% of 10 sessions (0 and 1) receive 80% of the requests.
+        let c = counts(&mix("hot:10:20,80"), 1, 4, 10, 3);
+        let mut want = vec![0.2 / 8.0; 10];
+        want[0] = 0.4;
+        want[1] = 0.4;
+        assert_fits("hot:10:20,80", &c, &want);
+
+        // 25% of 7 sessions rounds to 2 (1.75); 10% of requests go there.
+        let c = counts(&mix("hot:7:25,10"), 0, 2, 7, 4);
+        let mut want = vec![0.9 / 5.0; 7];
+        want[0] = 0.05;
+        want[1] = 0.05;
+        assert_fits("hot:7:25,10", &c, &want);
+
+        // Edges: a tiny percentage still makes one hot session; B = 0 and B = 100 starve a set.
+        let c = counts(&mix("hot:5:1,100"), 0, 2, 5, 5);
+        assert_eq!(c, vec![DRAWS as u64, 0, 0, 0, 0]);
+        let c = counts(&mix("hot:4:50,0"), 0, 2, 4, 6);
+        assert_fits("hot:4:50,0", &c, &[0.0, 0.0, 0.5, 0.5]);
+        // 99% of 4 would be every session; one stays cold.
+        let c = counts(&mix("hot:4:99,50"), 0, 2, 4, 7);
+        assert_fits("hot:4:99,50", &c, &[0.5 / 3.0, 0.5 / 3.0, 0.5 / 3.0, 0.5]);
+        // One session: always session 0.
+        assert_eq!(counts(&mix("hot:1:50,50"), 0, 2, 1, 8), vec![DRAWS as u64]);
+    }
+
+    #[test]
+    fn zipf_with_exponent_zero_is_uniform() {
+        let c = counts(&mix("zipf:8:0"), 3, 4, 8, 9);
+        assert_fits("zipf:8:0", &c, &[0.125; 8]);
     }
 
     #[test]
     fn zipf_follows_the_power_law() {
-        let flat = freqs("zipf:4:0", 0, 2, 4);
-        chi_square_ok(&flat, &[0.25; 4]);
-        let h: f64 = (1..=4).map(|r| 1.0 / r as f64).sum();
-        let p: Vec<f64> = (1..=4).map(|r| 1.0 / r as f64 / h).collect();
-        chi_square_ok(&freqs("zipf:4:1", 3, 4, 4), &p);
-    }
-
-    #[test]
-    fn rw_readers_share_and_writers_are_alone() {
-        let f = freqs("rw:0.9", 2, 4, 4);
-        chi_square_ok(&f, &[0.9, 0.0, 0.0, 0.1]);
-        let mut w = "rw:0.9".parse::<Mix>().unwrap().sampler(0, 4, 1);
-        assert!((0..1000)
-            .map(|_| w.next_session())
-            .all(|s| s == 0 || s == 1));
-    }
-
-    #[test]
-    fn fixed_distinct_single_are_exact() {
-        let m: Mix = "fixed:3".parse().unwrap();
-        for p in 0..7 {
-            let mut s = m.sampler(p, 7, 9);
-            assert!((0..100).all(|_| s.next_session() == p % 3));
+        for (text, m, s) in [("zipf:16:1", 16, 1.0), ("zipf:5:2.5", 5, 2.5)] {
+            let weights: Vec<f64> = (1..=m).map(|r| 1.0 / (r as f64).powf(s)).collect();
+            let total: f64 = weights.iter().sum();
+            let want: Vec<f64> = weights.iter().map(|w| w / total).collect();
+            let c = counts(&mix(text), 0, 2, m, 10);
+            assert_fits(text, &c, &want);
         }
-        let mut d = Mix::Distinct.sampler(5, 8, 1);
-        assert_eq!(d.next_session(), 5);
-        let mut one = Mix::Single.sampler(5, 8, 1);
-        assert_eq!(one.next_session(), 0);
     }
 
     #[test]
-    fn samplers_are_deterministic_per_seed_and_differ_per_process() {
-        let m: Mix = "uniform:100".parse().unwrap();
-        let a: Vec<usize> = {
-            let mut s = m.sampler(0, 2, 7);
-            (0..50).map(|_| s.next_session()).collect()
-        };
-        let b: Vec<usize> = {
-            let mut s = m.sampler(0, 2, 7);
-            (0..50).map(|_| s.next_session()).collect()
-        };
-        let c: Vec<usize> = {
-            let mut s = m.sampler(1, 2, 7);
-            (0..50).map(|_| s.next_session()).collect()
-        };
-        assert_eq!(a, b);
-        assert_ne!(a, c);
+    fn zipf_with_a_huge_exponent_still_draws_valid_sessions() {
+        // Weights past the first few underflow to zero; they must never be drawn.
+        let c = counts(&mix("zipf:2000:200"), 0, 1, 2000, 11);
+        assert_eq!(c[0], DRAWS as u64);
     }
 
     #[test]
-    fn parse_round_trips_and_rejects_bad_input() {
-        for s in [
+    fn rw_readers_share_session_zero_and_writers_are_alone() {
+        let n = 8;
+        let c = counts(&mix("rw:0.7"), 5, n, n + 1, 12);
+        let mut want = vec![0.0; n + 1];
+        want[0] = 0.7;
+        want[6] = 0.3;
+        assert_fits("rw:0.7", &c, &want);
+        assert_eq!(counts(&mix("rw:1"), 5, n, n + 1, 13)[0], DRAWS as u64);
+        assert_eq!(counts(&mix("rw:0"), 5, n, n + 1, 14)[6], DRAWS as u64);
+    }
+
+    #[test]
+    fn single_distinct_and_fixed_are_exact() {
+        let n = 7;
+        for p in 0..n {
+            let mut single = mix("single").sampler(p, n, 0);
+            let mut distinct = mix("distinct").sampler(p, n, 0);
+            let mut fixed = mix("fixed:3").sampler(p, n, 0);
+            for _ in 0..100 {
+                assert_eq!(single.next(), 0);
+                assert_eq!(distinct.next(), p);
+                assert_eq!(fixed.next(), p % 3);
+            }
+        }
+    }
+
+    #[test]
+    fn samplers_are_deterministic_per_seed_and_differ_across_processes() {
+        let m = mix("zipf:32:0.8");
+        let run = |seed| {
+            m.samplers(3, seed)
+                .into_iter()
+                .map(|mut s| (0..50).map(|_| s.next()).collect::<Vec<_>>())
+                .collect::<Vec<_>>()
+        };
+        let a = run(42);
+        assert_eq!(a, run(42));
+        assert_ne!(a, run(43));
+        assert_ne!(a[0], a[1]);
+        // One sampler alone draws what the same process draws among all.
+        let mut alone = m.sampler(1, 3, 42);
+        assert_eq!(a[1], (0..50).map(|_| alone.next()).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for text in [
             "single",
             "distinct",
-            "uniform:4",
-            "hot:10:20,80",
-            "zipf:8:1.2",
-            "fixed:3",
+            "uniform:8",
+            "hot:50:20,80",
+            "hot:10:12.5,0",
+            "zipf:16:1",
+            "zipf:4:0.99",
+            "fixed:4",
             "rw:0.9",
+            "rw:1",
         ] {
-            assert_eq!(s.parse::<Mix>().unwrap().to_string(), s);
+            let m = mix(text);
+            assert_eq!(m.to_string(), text);
+            assert_eq!(mix(&m.to_string()), m);
         }
-        for (bad, why) in [
-            ("uniform:0", "zero sessions"),
-            ("uniform:x", "not a number"),
-            ("hot:4:50", "hot:M:A,B"),
-            ("hot:4:0,50", "percentage"),
-            ("zipf:4:-1", "≥ 0"),
-            ("rw:1.5", "[0, 1]"),
-            ("bogus", "unknown mix"),
-            ("uniform", "uniform:M"),
+        // Equivalent spellings normalize.
+        assert_eq!(mix(" rw:0.50 ").to_string(), "rw:0.5");
+        assert_eq!(Mix::default(), Mix::Distinct);
+    }
+
+    #[test]
+    fn serializes_as_its_string() {
+        let m = mix("hot:50:20,80");
+        assert_eq!(serde_json::to_string(&m).unwrap(), "\"hot:50:20,80\"");
+        let back: Mix = serde_json::from_str("\"zipf:4:1.5\"").unwrap();
+        assert_eq!(back, mix("zipf:4:1.5"));
+        assert!(serde_json::from_str::<Mix>("\"uniform:0\"").is_err());
+    }
+
+    #[test]
+    fn parse_errors_say_what_was_wrong_with_an_example() {
+        for (text, says, example) in [
+            ("uniform:0", "zero sessions", "uniform:8"),
+            ("uniform:x", "not a whole number", "uniform:8"),
+            ("uniform", "takes 1", "uniform:8"),
+            ("uniform:-3", "not a whole number", "uniform:8"),
+            ("hot:4:50", "A,B", "hot:50:20,80"),
+            ("hot:4:0,50", "strictly between 0 and 100", "hot:50:20,80"),
+            ("hot:4:50,101", "between 0 and 100", "hot:50:20,80"),
+            ("hot:4:50,nan", "not a finite number", "hot:50:20,80"),
+            ("zipf:4:-1", "must not be negative", "zipf:16:1"),
+            ("zipf:4:inf", "not a finite number", "zipf:16:1"),
+            ("zipf:0:1", "zero sessions", "zipf:16:1"),
+            ("fixed:0", "zero sessions", "fixed:4"),
+            ("rw:1.5", "between 0 and 1", "rw:0.9"),
+            ("rw", "takes 1", "rw:0.9"),
+            ("single:3", "takes 0", "single"),
+            ("bogus", "unknown mix", "uniform:8"),
+            ("", "unknown mix", "uniform:8"),
         ] {
-            let err = bad.parse::<Mix>().unwrap_err();
-            assert!(err.contains(why), "{bad}: {err}");
+            let err = text.parse::<Mix>().expect_err(text);
+            assert!(err.contains(says), "`{text}`: {err}");
+            assert!(err.ends_with(&format!("e.g. {example}")), "`{text}`: {err}");
+            assert!(!err.contains('\n'), "`{text}`: {err}");
+            // The example offered is itself valid.
+            example.parse::<Mix>().unwrap();
         }
     }
 
     #[test]
-    fn groups_and_sessions() {
+    fn session_ranges() {
+        let n = 6;
+        assert_eq!(mix("single").sessions(n), 1);
+        assert_eq!(mix("distinct").sessions(n), 6);
+        assert_eq!(mix("uniform:9").sessions(n), 9);
+        assert_eq!(mix("hot:9:20,80").sessions(n), 9);
+        assert_eq!(mix("zipf:9:1").sessions(n), 9);
+        assert_eq!(mix("fixed:4").sessions(n), 4);
+        assert_eq!(mix("fixed:9").sessions(n), 6);
+        assert_eq!(mix("rw:0.5").sessions(n), 7);
+        assert_eq!(mix("rw:1").sessions(n), 1);
+        assert_eq!(mix("distinct").sessions(0), 1);
+    }
+
+    #[test]
+    fn needs_groups_only_for_real_gme_workloads() {
         let n = 4;
-        let g = |s: &str| s.parse::<Mix>().unwrap().needs_groups(n);
-        assert!(
-            !g("single") && !g("distinct") && !g("fixed:4") && !g("fixed:1") && !g("uniform:1")
-        );
-        assert!(
-            g("uniform:2") && g("fixed:2") && g("rw:0.5") && g("hot:10:20,80") && g("zipf:3:1")
-        );
-        assert!(!g("rw:1") && !g("rw:0"));
-        assert_eq!("rw:0.5".parse::<Mix>().unwrap().sessions(4), 5);
-        assert_eq!(Mix::Distinct.sessions(6), 6);
+        for (text, want) in [
+            ("single", false),
+            ("distinct", false),
+            ("uniform:1", false),
+            ("uniform:2", true),
+            ("hot:10:20,80", true),
+            ("hot:10:10,100", false),
+            ("hot:2:50,0", false),
+            ("hot:3:50,0", false), // 1.5 rounds to 2 hot sessions, one cold
+            ("hot:4:25,0", true),
+            ("zipf:1:1", false),
+            ("zipf:5:1", true),
+            ("fixed:1", false),
+            ("fixed:2", true),
+            ("fixed:4", false),
+            ("fixed:8", false),
+            ("rw:0", false),
+            ("rw:0.5", true),
+            ("rw:1", false),
+        ] {
+            assert_eq!(mix(text).needs_groups(n), want, "{text}");
+        }
+        assert!(!mix("uniform:8").needs_groups(1));
     }
 }

@@ -1,8 +1,12 @@
-//! The workload of a run: which session each request asks for ([`Mix`]), and the calibrated
-//! busy work of the critical section and think time ([`Delay`], [`SharedLines`]).
+//! What each process does in a run: which session it asks for ([`Mix`]), how long it works
+//! inside and between critical sections ([`Delay`]), and which shared data it touches inside
+//! ([`SharedLines`]).
 
-pub mod delay;
-pub mod mix;
+mod delay;
+mod lines;
+mod mix;
+pub mod rng;
 
-pub use delay::{format_duration, parse_duration, Delay, SharedLines};
-pub use mix::{Mix, Sampler};
+pub use delay::{calibration, format_duration, parse_duration, Delay};
+pub use lines::SharedLines;
+pub use mix::{Mix, Sampler, MIX_FORMS};
