@@ -32,6 +32,14 @@ pub trait Register: Send + Sync {
     fn read(&self, p: usize) -> i64;
     /// Atomic write by process `p`.
     fn write(&self, p: usize, v: i64);
+    /// A write that needs only release ordering: everything the writer did before it is
+    /// visible to whoever reads the value, but a later read of another register may be ordered
+    /// before it. Only for algorithms whose correctness argument says so in a comment (a lock's
+    /// hand-off store); the papers' algorithms use [`Register::write`]. Defaults to `write`.
+    fn write_release(&self, p: usize, v: i64) {
+        self.write(p, v)
+    }
+
     /// Atomic fetch-and-add by process `p` (for baselines such as the ticket lock; the papers'
     /// algorithms use only reads and writes). Returns the previous value.
     fn fetch_add(&self, p: usize, v: i64) -> i64;

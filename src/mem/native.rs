@@ -112,6 +112,11 @@ impl Register for NativeRegister {
     }
 
     #[inline(always)]
+    fn write_release(&self, _p: usize, v: i64) {
+        self.0.store(v, Ordering::Release)
+    }
+
+    #[inline(always)]
     fn fetch_add(&self, _p: usize, v: i64) -> i64 {
         self.0.fetch_add(v, Ordering::SeqCst)
     }

@@ -44,8 +44,12 @@ impl<M: Memory> Lock for TicketLock<M> {
 
     #[inline]
     fn exit(&self, p: usize, _session: usize) {
-        // Only the holder writes `serving`, so a read followed by a write is enough.
+        // Only the holder writes `serving`, so a read followed by a write is enough. Release
+        // suffices for the hand-off: the next holder's acquiring load of `serving` sees every
+        // write of this critical section, and nothing after the store here needs ordering (the
+        // doorway's fetch_add is a full barrier on its own). On x86 this makes the exit a plain
+        // store instead of an `xchg`.
         let served = self.serving.read(p);
-        self.serving.write(p, served + 1);
+        self.serving.write_release(p, served + 1);
     }
 }
