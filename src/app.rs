@@ -205,10 +205,23 @@ fn plan(opts: &RunOptions, topo: &Topology) -> Result<Plan, UsageError> {
                     }
                     list.clone()
                 }
-                None => registry()
-                    .into_iter()
-                    .filter(|e| e.info.safe && fits(e, mix, t))
-                    .collect(),
+                None => {
+                    let (fit, left): (Vec<LockEntry>, Vec<LockEntry>) = registry()
+                        .into_iter()
+                        .filter(|e| e.info.safe)
+                        .partition(|e| fits(e, mix, t));
+                    if !left.is_empty() {
+                        let names: Vec<&str> = left.iter().map(|e| e.info.name).collect();
+                        let note = format!(
+                            "{} left out of mix {mix}: k-exclusion locks ignore sessions",
+                            names.join(", ")
+                        );
+                        if !warnings.contains(&note) {
+                            warnings.push(note);
+                        }
+                    }
+                    fit
+                }
             };
             let base_fits = fits(&baseline, mix, t);
             locks.retain(|e| e.info.name != baseline.info.name);
