@@ -1,152 +1,322 @@
-//! Per-thread performance counters through `perf_event_open` (the `perf-event2` crate).
+//! Per-thread performance counters read through `perf_event_open`.
 //!
-//! Each worker opens its own counters after it is pinned, measuring only itself: the hardware
-//! counters as one group (scheduled and read together), the software counters on their own so
-//! they keep working where the hardware cannot be opened. They are enabled only over the
-//! measured window.
+//! Each worker opens its own [`ThreadCounters`] after it is pinned: the counters measure the
+//! calling thread only (pid 0, any CPU). Hardware events (cycles, instructions, cache events,
+//! raw codes) are opened as one perf group, so the kernel schedules them together and one read
+//! returns all of them over the same interval; software events (task clock, context switches,
+//! migrations, page faults) are opened one by one, so they still count where the hardware group
+//! cannot be opened. Opening never fails: a counter the machine cannot give is carried with the
+//! reason, and is reported as unavailable, never as zero.
 //!
 //! # Reading the counters section of the results
 //!
-//! Each counter is reported per passage (its total over every thread divided by the measured
-//! passages), with the total beside it. A counter that could not be opened on some thread is
-//! `null` with the reason (`unavailable`): on a virtual machine without a virtual PMU,
-//! hardware events fail with ENOENT; with `perf_event_paranoid` too high they fail with
-//! EACCES. It is never reported as 0. When the kernel had to time-share the hardware among more
-//! events than it has counters, values are scaled by time enabled / time running and
-//! `multiplexed` is true: treat them as estimates.
+//! Each run reports one entry per requested counter:
+//!
+//! - `name`: the counter (`cycles`, `instructions`, `cache-misses`, `l1d-read-misses`,
+//!   `context-switches`, `task-clock`, ..., or a raw event such as `r0443` or the label given
+//!   with `label=r0443`).
+//! - `per_passage`: the counter summed over every worker thread, divided by the number of
+//!   passages (one passage = one entry and exit of the critical section). `cycles` per passage
+//!   is the CPU time, in cycles, that all threads together spent per passage, waiting included;
+//!   `task-clock` is the same in nanoseconds of CPU time; `context-switches` per passage tells
+//!   how often a thread lost its CPU (a spinning lock should stay near zero; a blocking lock
+//!   switches about once per contended passage).
+//! - `total`: the raw sum over threads, for the whole measured interval.
+//! - `unavailable`: when set, the counter could not be measured and `per_passage` and `total`
+//!   are null; the text says why and what to do. Typical reasons: no hardware PMU (a virtual
+//!   machine without a virtual PMU: every hardware counter is unavailable, software ones still
+//!   work), `perf_event_paranoid` forbidding it (run as root or lower
+//!   `/proc/sys/kernel/perf_event_paranoid`), or a raw code this CPU does not know. A counter
+//!   unavailable on any thread is unavailable for the run.
+//! - `multiplexed`: true when the kernel had to time-share the hardware counters (more events
+//!   than the PMU has registers, or other users of the PMU), so at least one thread's counter ran
+//!   only part of the time. The value is then scaled by `time_enabled / time_running`: an
+//!   estimate, good for steady loops, rough for bursty ones. Ask for fewer counters to get exact
+//!   counts.
+//! - `user_only`: true when the kernel only allowed counting user space (the process may not
+//!   count kernel events: `perf_event_paranoid` ≥ 2 and not root); time spent in the kernel (for
+//!   example in futex waits) is then missing. Events that happen only in the kernel
+//!   (`context-switches`, `cpu-migrations`) are reported unavailable in that case, not as 0.
 
+use std::fmt;
 use std::io;
 use std::str::FromStr;
+use std::sync::OnceLock;
 
 use perf_event::events::{Cache, CacheId, CacheOp, CacheResult, Hardware, Raw, Software};
-use perf_event::{Builder, Counter, Group};
-use serde::Serialize;
+use perf_event::{Builder, Counter, ReadFormat};
 
 /// One counter the user asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CounterSpec {
-    /// CPU cycles.
+    /// CPU cycles (`PERF_COUNT_HW_CPU_CYCLES`).
     Cycles,
-    /// Instructions retired.
+    /// Retired instructions.
     Instructions,
-    /// Last-level cache misses.
-    CacheMisses,
-    /// Last-level cache references.
+    /// Cache references, as the CPU defines them (on x86: last-level cache references).
     CacheReferences,
-    /// L1 data cache read misses.
-    L1dReadMisses,
-    /// Branch mispredictions.
+    /// Cache misses, as the CPU defines them (on x86: last-level cache misses).
+    CacheMisses,
+    /// Retired branch instructions.
+    Branches,
+    /// Mispredicted branches.
     BranchMisses,
-    /// Context switches (software).
+    /// L1 data cache read misses (`L1-dcache-load-misses`).
+    L1dReadMisses,
+    /// Last-level cache read misses (`LLC-load-misses`).
+    LlcReadMisses,
+    /// Context switches of the thread (software event).
     ContextSwitches,
-    /// CPU migrations (software).
+    /// Migrations of the thread to another CPU (software event).
     CpuMigrations,
-    /// Page faults (software).
+    /// Page faults of the thread (software event).
     PageFaults,
-    /// Task clock, ns (software).
+    /// CPU time of the thread in nanoseconds (software event).
     TaskClock,
-    /// A raw PMU event, `rNNNN` as in perf.
+    /// A CPU-specific event given by its raw code, as perf's `rNNNN` (e.g. coherence events).
     Raw {
-        /// The event code.
+        /// The raw `config` value (event select and unit mask, CPU specific).
         code: u64,
-        /// How it was written.
+        /// The name shown in results: `rNNNN`, or the label given as `label=rNNNN`.
         name: String,
     },
 }
 
-const NAMES: [(&str, CounterSpec); 10] = [
-    ("cycles", CounterSpec::Cycles),
-    ("instructions", CounterSpec::Instructions),
-    ("cache-misses", CounterSpec::CacheMisses),
-    ("cache-references", CounterSpec::CacheReferences),
-    ("l1d-read-misses", CounterSpec::L1dReadMisses),
-    ("branch-misses", CounterSpec::BranchMisses),
-    ("context-switches", CounterSpec::ContextSwitches),
-    ("cpu-migrations", CounterSpec::CpuMigrations),
-    ("page-faults", CounterSpec::PageFaults),
-    ("task-clock", CounterSpec::TaskClock),
+/// The named counters, in the order they are listed to users.
+static NAMED: [CounterSpec; 12] = [
+    CounterSpec::Cycles,
+    CounterSpec::Instructions,
+    CounterSpec::CacheReferences,
+    CounterSpec::CacheMisses,
+    CounterSpec::Branches,
+    CounterSpec::BranchMisses,
+    CounterSpec::L1dReadMisses,
+    CounterSpec::LlcReadMisses,
+    CounterSpec::ContextSwitches,
+    CounterSpec::CpuMigrations,
+    CounterSpec::PageFaults,
+    CounterSpec::TaskClock,
 ];
 
+/// How a spec is handed to the kernel.
+enum EventKind {
+    Hardware(Hardware),
+    Cache(Cache),
+    Raw(Raw),
+    Software(Software),
+}
+
 impl CounterSpec {
-    /// Its name in results.
-    pub fn name(&self) -> String {
+    /// The name shown in results.
+    pub fn name(&self) -> &str {
         match self {
-            CounterSpec::Raw { name, .. } => name.clone(),
-            other => NAMES
-                .iter()
-                .find(|(_, s)| s == other)
-                .map(|(n, _)| n.to_string())
-                .expect("named"),
+            CounterSpec::Cycles => "cycles",
+            CounterSpec::Instructions => "instructions",
+            CounterSpec::CacheReferences => "cache-references",
+            CounterSpec::CacheMisses => "cache-misses",
+            CounterSpec::Branches => "branches",
+            CounterSpec::BranchMisses => "branch-misses",
+            CounterSpec::L1dReadMisses => "l1d-read-misses",
+            CounterSpec::LlcReadMisses => "llc-read-misses",
+            CounterSpec::ContextSwitches => "context-switches",
+            CounterSpec::CpuMigrations => "cpu-migrations",
+            CounterSpec::PageFaults => "page-faults",
+            CounterSpec::TaskClock => "task-clock",
+            CounterSpec::Raw { name, .. } => name,
         }
     }
 
-    /// Software counters work without a PMU.
-    pub fn is_software(&self) -> bool {
+    /// Whether the event is counted by the CPU's PMU (and so joins the hardware group).
+    pub fn is_hardware(&self) -> bool {
+        !matches!(self.kind(), EventKind::Software(_))
+    }
+
+    /// Whether the event only ever happens in kernel mode, so that counting user space only
+    /// would silently give 0.
+    fn kernel_only(&self) -> bool {
         matches!(
             self,
-            CounterSpec::ContextSwitches
-                | CounterSpec::CpuMigrations
-                | CounterSpec::PageFaults
-                | CounterSpec::TaskClock
+            CounterSpec::ContextSwitches | CounterSpec::CpuMigrations
         )
     }
 
-    fn builder(&self) -> Builder<'static> {
+    /// Whether leaving the kernel out changes the count. The kernel's task clock adds up the
+    /// thread's CPU time whatever the exclude bits say, so task-clock is never user-only.
+    fn mode_sensitive(&self) -> bool {
+        !matches!(self, CounterSpec::TaskClock)
+    }
+
+    fn kind(&self) -> EventKind {
+        let cache = |which, result| Cache {
+            which,
+            operation: CacheOp::READ,
+            result,
+        };
         match self {
-            CounterSpec::Cycles => Builder::new(Hardware::CPU_CYCLES),
-            CounterSpec::Instructions => Builder::new(Hardware::INSTRUCTIONS),
-            CounterSpec::CacheMisses => Builder::new(Hardware::CACHE_MISSES),
-            CounterSpec::CacheReferences => Builder::new(Hardware::CACHE_REFERENCES),
-            CounterSpec::BranchMisses => Builder::new(Hardware::BRANCH_MISSES),
-            CounterSpec::L1dReadMisses => Builder::new(Cache {
-                which: CacheId::L1D,
-                operation: CacheOp::READ,
-                result: CacheResult::MISS,
-            }),
-            CounterSpec::ContextSwitches => Builder::new(Software::CONTEXT_SWITCHES),
-            CounterSpec::CpuMigrations => Builder::new(Software::CPU_MIGRATIONS),
-            CounterSpec::PageFaults => Builder::new(Software::PAGE_FAULTS),
-            CounterSpec::TaskClock => Builder::new(Software::TASK_CLOCK),
-            CounterSpec::Raw { code, .. } => Builder::new(Raw::new(*code)),
+            CounterSpec::Cycles => EventKind::Hardware(Hardware::CPU_CYCLES),
+            CounterSpec::Instructions => EventKind::Hardware(Hardware::INSTRUCTIONS),
+            CounterSpec::CacheReferences => EventKind::Hardware(Hardware::CACHE_REFERENCES),
+            CounterSpec::CacheMisses => EventKind::Hardware(Hardware::CACHE_MISSES),
+            CounterSpec::Branches => EventKind::Hardware(Hardware::BRANCH_INSTRUCTIONS),
+            CounterSpec::BranchMisses => EventKind::Hardware(Hardware::BRANCH_MISSES),
+            CounterSpec::L1dReadMisses => EventKind::Cache(cache(CacheId::L1D, CacheResult::MISS)),
+            CounterSpec::LlcReadMisses => EventKind::Cache(cache(CacheId::LL, CacheResult::MISS)),
+            CounterSpec::ContextSwitches => EventKind::Software(Software::CONTEXT_SWITCHES),
+            CounterSpec::CpuMigrations => EventKind::Software(Software::CPU_MIGRATIONS),
+            CounterSpec::PageFaults => EventKind::Software(Software::PAGE_FAULTS),
+            CounterSpec::TaskClock => EventKind::Software(Software::TASK_CLOCK),
+            CounterSpec::Raw { code, .. } => EventKind::Raw(Raw::new(*code)),
         }
     }
+
+    /// A builder for this event on the calling thread, any CPU, user and kernel, disabled.
+    fn builder(&self) -> Builder<'static> {
+        let mut builder = match self.kind() {
+            EventKind::Hardware(e) => Builder::new(e),
+            EventKind::Cache(e) => Builder::new(e),
+            EventKind::Raw(e) => Builder::new(e),
+            EventKind::Software(e) => Builder::new(e),
+        };
+        builder.observe_self().any_cpu().include_kernel();
+        builder
+    }
+}
+
+impl fmt::Display for CounterSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CounterSpec::Raw { code, name } if *name != raw_name(*code) => {
+                write!(f, "{name}={}", raw_name(*code))
+            }
+            spec => f.write_str(spec.name()),
+        }
+    }
+}
+
+/// perf's spelling of a raw code.
+fn raw_name(code: u64) -> String {
+    format!("r{code:04x}")
+}
+
+/// The counter names `FromStr` accepts (besides raw codes and perf's aliases).
+pub fn valid_names() -> Vec<&'static str> {
+    NAMED.iter().map(CounterSpec::name).collect()
+}
+
+/// The tail of every parse error: what is accepted.
+fn valid_help() -> String {
+    format!(
+        "valid: {}, or a raw event rNNNN (hex, as perf's rNNNN), optionally named label=rNNNN",
+        valid_names().join(", ")
+    )
+}
+
+/// Parses perf's `rNNNN` (1 to 16 hex digits after `r`).
+fn parse_raw(s: &str) -> Option<u64> {
+    let hex = s.strip_prefix('r')?;
+    if hex.is_empty() || hex.len() > 16 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u64::from_str_radix(hex, 16).ok()
 }
 
 impl FromStr for CounterSpec {
     type Err = String;
 
-    fn from_str(s: &str) -> Result<CounterSpec, String> {
-        let s = s.trim();
-        if let Some((_, spec)) = NAMES.iter().find(|(n, _)| *n == s) {
+    /// Parses a counter name (`cycles`, `task-clock`, ...; perf's spellings such as
+    /// `cpu-cycles`, `L1-dcache-load-misses` or `cs` are accepted too), a raw code `r0443`, or a
+    /// named raw code `label=r0443`. Case does not matter.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let item = s.trim().to_ascii_lowercase();
+        if let Some(spec) = NAMED.iter().find(|spec| spec.name() == item) {
             return Ok(spec.clone());
         }
-        if let Some(hex) = s.strip_prefix('r') {
-            if !hex.is_empty() {
-                if let Ok(code) = u64::from_str_radix(hex, 16) {
-                    return Ok(CounterSpec::Raw {
-                        code,
-                        name: s.to_string(),
-                    });
-                }
-            }
+        let alias = match item.as_str() {
+            "cpu-cycles" => Some(CounterSpec::Cycles),
+            "branch-instructions" => Some(CounterSpec::Branches),
+            "l1-dcache-load-misses" => Some(CounterSpec::L1dReadMisses),
+            "llc-load-misses" => Some(CounterSpec::LlcReadMisses),
+            "cs" => Some(CounterSpec::ContextSwitches),
+            "migrations" => Some(CounterSpec::CpuMigrations),
+            "faults" => Some(CounterSpec::PageFaults),
+            _ => None,
+        };
+        if let Some(spec) = alias {
+            return Ok(spec);
         }
-        let names: Vec<&str> = NAMES.iter().map(|(n, _)| *n).collect();
-        Err(format!(
-            "unknown counter {s:?}: use {} or a raw event code like r0443",
-            names.join(", ")
-        ))
+        let (label, raw) = match item.split_once('=') {
+            Some((label, raw)) => (Some(label.trim()), raw.trim()),
+            None => (None, item.as_str()),
+        };
+        let looks_raw =
+            raw.starts_with('r') && raw[1..].starts_with(|c: char| c.is_ascii_hexdigit());
+        match parse_raw(raw) {
+            Some(code) => {
+                let name = match label {
+                    None => raw_name(code),
+                    Some(label) => check_label(label, s.trim())?.to_string(),
+                };
+                Ok(CounterSpec::Raw { code, name })
+            }
+            None if label.is_some() || looks_raw => Err(format!(
+                "bad raw event '{}': expected r followed by 1 to 16 hex digits (e.g. r0443), \
+                 optionally named label=rNNNN; {}",
+                s.trim(),
+                valid_help()
+            )),
+            None => Err(format!("unknown counter '{}'; {}", s.trim(), valid_help())),
+        }
     }
 }
 
-/// Parses a comma-separated list of counters.
-pub fn parse_list(s: &str) -> Result<Vec<CounterSpec>, String> {
-    s.split(',')
-        .filter(|x| !x.trim().is_empty())
-        .map(str::parse)
-        .collect()
+/// A raw event's label must read as a name and not shadow a named counter or a raw code.
+fn check_label<'a>(label: &'a str, item: &str) -> Result<&'a str, String> {
+    let well_formed = label.starts_with(|c: char| c.is_ascii_alphabetic())
+        && label
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !well_formed {
+        return Err(format!(
+            "bad label in '{item}': a label starts with a letter and holds letters, digits, \
+             '-', '_' or '.'; {}",
+            valid_help()
+        ));
+    }
+    if NAMED.iter().any(|n| n.name() == label) || parse_raw(label).is_some() {
+        return Err(format!(
+            "bad label in '{item}': '{label}' is itself a counter name; pick another; {}",
+            valid_help()
+        ));
+    }
+    Ok(label)
 }
 
-/// The counters read when none are named.
+/// Parses a comma-separated counter list such as `cycles,instructions,r0443`.
+///
+/// The error is one line naming the bad item and listing the valid names.
+pub fn parse_list(s: &str) -> Result<Vec<CounterSpec>, String> {
+    let mut specs: Vec<CounterSpec> = Vec::new();
+    for item in s.split(',') {
+        if item.trim().is_empty() {
+            return Err(format!(
+                "empty counter name in list '{s}'; give names separated by commas; {}",
+                valid_help()
+            ));
+        }
+        let spec: CounterSpec = item.parse()?;
+        if specs.iter().any(|other| other.name() == spec.name()) {
+            return Err(format!(
+                "counter '{}' listed twice in '{s}'; list each counter once",
+                spec.name()
+            ));
+        }
+        specs.push(spec);
+    }
+    Ok(specs)
+}
+
+/// The counters measured when the user names none: cycles, instructions, cache-misses,
+/// l1d-read-misses, context-switches, task-clock.
 pub fn default_specs() -> Vec<CounterSpec> {
     vec![
         CounterSpec::Cycles,
@@ -158,213 +328,539 @@ pub fn default_specs() -> Vec<CounterSpec> {
     ]
 }
 
-/// Why `perf_event_open` refused, in a line the user can act on.
-fn reason(spec: &CounterSpec, e: &io::Error) -> String {
-    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unknown".into());
-    match e.raw_os_error() {
-        Some(libc::ENOENT) | Some(libc::ENODEV) if !spec.is_software() => {
-            "no hardware PMU on this machine (perf_event_open: ENOENT); on a VM enable the virtual PMU".into()
+/// One counter of one thread, as read.
+///
+/// Exactly one of `value` and `unavailable` is set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CounterSample {
+    /// The counter's name ([`CounterSpec::name`]).
+    pub name: String,
+    /// The count since the counters were opened (or last reset) while enabled, scaled by
+    /// `time_enabled / time_running` when the kernel multiplexed it.
+    pub value: Option<u64>,
+    /// Why there is no value: one line saying what is missing and what to do.
+    pub unavailable: Option<String>,
+    /// Nanoseconds the counter was enabled.
+    pub time_enabled: u64,
+    /// Nanoseconds the counter was actually running on the PMU (less than `time_enabled` when
+    /// multiplexed).
+    pub time_running: u64,
+    /// Whether only user space was counted (kernel counting not permitted).
+    pub user_only: bool,
+}
+
+impl CounterSample {
+    /// A sample from a raw count and its times, scaled if the counter was multiplexed.
+    fn from_count(name: &str, count: u64, enabled: u64, running: u64, user_only: bool) -> Self {
+        let mut sample = CounterSample {
+            name: name.to_string(),
+            value: None,
+            unavailable: None,
+            time_enabled: enabled,
+            time_running: running,
+            user_only,
+        };
+        if running == 0 && enabled > 0 {
+            sample.unavailable = Some(
+                "never scheduled on the PMU while enabled (time_running 0): other events hold \
+                 the counters; ask for fewer counters"
+                    .to_string(),
+            );
+        } else {
+            sample.value = Some(scale(count, enabled, running));
         }
-        Some(libc::EACCES) | Some(libc::EPERM) => format!(
-            "not permitted: /proc/sys/kernel/perf_event_paranoid is {paranoid}; run as root or lower it"
-        ),
-        Some(libc::EOPNOTSUPP) => "not supported by this PMU (EOPNOTSUPP)".into(),
-        Some(libc::EINVAL) if matches!(spec, CounterSpec::Raw { .. }) => {
-            format!("raw event {} not supported by this CPU (EINVAL)", spec.name())
+        sample
+    }
+
+    /// A sample carrying only the reason there is no value.
+    fn unavailable(name: &str, reason: &str) -> Self {
+        CounterSample {
+            name: name.to_string(),
+            value: None,
+            unavailable: Some(reason.to_string()),
+            time_enabled: 0,
+            time_running: 0,
+            user_only: false,
         }
-        Some(libc::ENOSYS) => "perf_event_open is not available in this kernel (ENOSYS)".into(),
-        _ => format!("perf_event_open failed: {e}"),
+    }
+
+    /// Whether the value is an estimate scaled from part of the enabled time.
+    pub fn multiplexed(&self) -> bool {
+        self.value.is_some() && self.time_running < self.time_enabled
     }
 }
 
+/// `count * enabled / running`: the count estimated over the whole enabled time.
+fn scale(count: u64, enabled: u64, running: u64) -> u64 {
+    if running == 0 || running >= enabled {
+        return count;
+    }
+    let scaled = u128::from(count) * u128::from(enabled) / u128::from(running);
+    u64::try_from(scaled).unwrap_or(u64::MAX)
+}
+
+/// How a counter of a [`ThreadCounters`] is held.
+#[derive(Debug)]
 enum Slot {
-    /// A member of the hardware group.
-    Grouped(Counter),
-    /// A counter on its own (software).
+    /// A member (or the leader) of the hardware group: read through the group.
+    Grouped,
+    /// An event of its own.
     Alone(Counter),
-    /// Could not be opened, and why.
+    /// Not measurable, with the reason.
     Unavailable(String),
 }
 
-/// The counters of the calling thread.
+/// The hardware group: `counters[0]` is the leader. Each entry holds the spec's index.
+#[derive(Debug)]
+struct HwGroup {
+    counters: Vec<(usize, Counter)>,
+}
+
+/// Counters of the calling thread, opened inside the pinned worker.
+///
+/// They count the thread that called [`ThreadCounters::open`], on whichever CPU it runs; read
+/// them from that thread before it ends. Counts accumulate over every enabled interval until
+/// [`ThreadCounters::reset`].
+#[derive(Debug)]
 pub struct ThreadCounters {
-    group: Option<Group>,
-    slots: Vec<(String, Slot)>,
+    specs: Vec<CounterSpec>,
+    slots: Vec<Slot>,
+    /// Per spec: whether only user space is counted.
+    user_only: Vec<bool>,
+    group: Option<HwGroup>,
 }
 
-/// One counter's reading on one thread.
-#[derive(Clone, Debug, PartialEq)]
-pub struct CounterSample {
-    /// Counter name.
-    pub name: String,
-    /// Value, scaled if multiplexed; `None` when unavailable.
-    pub value: Option<u64>,
-    /// Why it is unavailable.
-    pub unavailable: Option<String>,
-    /// Time enabled, ns.
-    pub time_enabled: u64,
-    /// Time running, ns.
-    pub time_running: u64,
+/// Read format of the group leader: all members in one read, with ids and times.
+fn group_read_format() -> ReadFormat {
+    ReadFormat::GROUP
+        | ReadFormat::ID
+        | ReadFormat::TOTAL_TIME_ENABLED
+        | ReadFormat::TOTAL_TIME_RUNNING
 }
 
-fn scaled(count: u64, enabled: u64, running: u64) -> u64 {
-    if running == 0 || running >= enabled {
-        count
-    } else {
-        (count as u128 * enabled as u128 / running as u128) as u64
+fn is_permission_error(err: &io::Error) -> bool {
+    matches!(err.raw_os_error(), Some(libc::EACCES) | Some(libc::EPERM))
+}
+
+/// Opens one event on the calling thread, into `leader`'s group when given, and returns it
+/// with whether it counts user space only.
+///
+/// It asks for user and kernel counting and falls back to user space only when the kernel may
+/// not be counted, except for kernel-only events, where that would give a silent 0. A group
+/// member is created enabled, so that it counts exactly while its leader does and the group is
+/// switched on and off through the leader alone, as `perf stat` does: members created disabled
+/// and enabled later with the group ioctl were seen to start counting only at the thread's next
+/// schedule-in, silently dropping counts.
+fn open_event(
+    spec: &CounterSpec,
+    mut leader: Option<&mut Counter>,
+    read_format: ReadFormat,
+) -> io::Result<(Counter, bool)> {
+    let mut builder = spec.builder();
+    builder.read_format(read_format).enabled(leader.is_some());
+    let build = |builder: &Builder, leader: Option<&mut Counter>| match leader {
+        Some(leader) => builder.build_with_group(leader),
+        None => builder.build(),
+    };
+    match build(&builder, leader.as_deref_mut()) {
+        Ok(counter) => Ok((counter, false)),
+        Err(err) if is_permission_error(&err) && !spec.kernel_only() => {
+            builder.exclude_kernel(true);
+            build(&builder, leader).map(|counter| (counter, spec.mode_sensitive()))
+        }
+        Err(err) => Err(err),
+    }
+}
+
+/// Opens `specs` (index, spec) as one group led by the first. Fails as a whole.
+fn open_group(specs: &[(usize, &CounterSpec)]) -> io::Result<(HwGroup, Vec<(usize, bool)>)> {
+    let mut counters = Vec::with_capacity(specs.len());
+    let mut user_only = Vec::with_capacity(specs.len());
+    let Some(((first_index, first), rest)) = specs.split_first() else {
+        return Ok((HwGroup { counters }, user_only));
+    };
+    let (mut leader, leader_user) = open_event(first, None, group_read_format())?;
+    user_only.push((*first_index, leader_user));
+    let mut members = Vec::with_capacity(rest.len());
+    for (index, spec) in rest {
+        let (member, user) = open_event(spec, Some(&mut leader), group_read_format())?;
+        members.push((*index, member));
+        user_only.push((*index, user));
+    }
+    counters.push((*first_index, leader));
+    counters.extend(members);
+    Ok((HwGroup { counters }, user_only))
+}
+
+/// The errno's symbolic name, for reasons.
+fn errno_name(code: i32) -> String {
+    let name = match code {
+        libc::ENOENT => "ENOENT",
+        libc::EACCES => "EACCES",
+        libc::EPERM => "EPERM",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
+        libc::EINVAL => "EINVAL",
+        libc::ENODEV => "ENODEV",
+        libc::EMFILE => "EMFILE",
+        libc::ENOSYS => "ENOSYS",
+        libc::EBUSY => "EBUSY",
+        libc::E2BIG => "E2BIG",
+        libc::ENOSPC => "ENOSPC",
+        _ => return format!("errno {code}"),
+    };
+    name.to_string()
+}
+
+/// Whether a core PMU is registered (a `/sys/bus/event_source` device of type
+/// `PERF_TYPE_RAW`, such as x86's `cpu`); `None` when sysfs cannot tell.
+fn core_pmu_present() -> Option<bool> {
+    static PRESENT: OnceLock<Option<bool>> = OnceLock::new();
+    *PRESENT.get_or_init(|| {
+        let devices = std::fs::read_dir("/sys/bus/event_source/devices").ok()?;
+        let raw_type = Builder::new(Raw::new(0)).attrs().type_;
+        Some(devices.flatten().any(|device| {
+            std::fs::read_to_string(device.path().join("type"))
+                .ok()
+                .and_then(|t| t.trim().parse::<u32>().ok())
+                == Some(raw_type)
+        }))
+    })
+}
+
+/// "not permitted" with what to do about it.
+fn permission_reason(code: i32) -> String {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let euid = unsafe { libc::geteuid() };
+    if euid == 0 {
+        return format!(
+            "not permitted even as root (perf_event_open: {}): a seccomp profile or security \
+             module blocks it; allow perf_event_open (e.g. in the container's seccomp profile)",
+            errno_name(code)
+        );
+    }
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unreadable".to_string());
+    format!(
+        "not permitted: /proc/sys/kernel/perf_event_paranoid is {paranoid}; run as root or lower it"
+    )
+}
+
+/// One short, actionable line for a failed `perf_event_open` of `spec`.
+fn open_error_reason(spec: &CounterSpec, err: &io::Error) -> String {
+    let raw = match spec {
+        CounterSpec::Raw { code, name } if *name == raw_name(*code) => Some(name.clone()),
+        CounterSpec::Raw { code, name } => Some(format!("{name} ({})", raw_name(*code))),
+        _ => None,
+    };
+    let Some(code) = err.raw_os_error() else {
+        if err.kind() == io::ErrorKind::Unsupported {
+            return "this kernel does not know the perf_event_attr size the program uses \
+                    (perf_event_open: E2BIG); use a newer kernel"
+                .to_string();
+        }
+        return format!("perf_event_open failed: {err}");
+    };
+    match code {
+        libc::ENOENT if spec.is_hardware() && core_pmu_present() == Some(false) => {
+            "no hardware PMU on this machine (perf_event_open: ENOENT); on a VM enable the \
+             virtual PMU"
+                .to_string()
+        }
+        libc::ENOENT | libc::EINVAL if raw.is_some() => format!(
+            "raw event {} not supported by this CPU (perf_event_open: {})",
+            raw.unwrap_or_default(),
+            errno_name(code)
+        ),
+        libc::ENOENT => {
+            "event not supported by this CPU's PMU (perf_event_open: ENOENT)".to_string()
+        }
+        libc::EACCES | libc::EPERM if spec.kernel_only() => {
+            format!("counted only in kernel mode, {}", permission_reason(code))
+        }
+        libc::EACCES | libc::EPERM => permission_reason(code),
+        libc::EOPNOTSUPP => "the PMU does not support this event with these options \
+                             (perf_event_open: EOPNOTSUPP)"
+            .to_string(),
+        libc::EINVAL => {
+            "rejected by the kernel as invalid on this CPU (perf_event_open: EINVAL)".to_string()
+        }
+        libc::ENODEV => {
+            "no PMU on this machine provides this event (perf_event_open: ENODEV)".to_string()
+        }
+        libc::EMFILE => {
+            "too many open files (perf_event_open: EMFILE); raise the limit with ulimit -n"
+                .to_string()
+        }
+        libc::ENOSYS => {
+            "this kernel has no perf_event_open (ENOSYS); enable CONFIG_PERF_EVENTS".to_string()
+        }
+        _ => format!("perf_event_open: {err} ({})", errno_name(code)),
     }
 }
 
 impl ThreadCounters {
-    /// Opens `specs` for the calling thread. Never fails: each counter is open or carries the
-    /// reason it is not.
+    /// Opens `specs` for the calling thread. Never fails: each counter is either open or
+    /// carries the reason it is unavailable. The counters start disabled: call
+    /// [`ThreadCounters::enable`].
     pub fn open(specs: &[CounterSpec]) -> ThreadCounters {
-        let mut group: Option<Result<Group, io::Error>> = None;
-        let mut slots = Vec::with_capacity(specs.len());
-        for spec in specs {
-            let slot = if spec.is_software() {
-                // Context switches happen in the kernel: count kernel time where allowed.
-                let mut b = spec.builder();
-                b.exclude_kernel(false);
-                match b.build().or_else(|_| spec.builder().build()) {
-                    Ok(c) => Slot::Alone(c),
-                    Err(e) => Slot::Unavailable(reason(spec, &e)),
-                }
+        let mut counters = ThreadCounters {
+            specs: specs.to_vec(),
+            slots: Vec::with_capacity(specs.len()),
+            user_only: vec![false; specs.len()],
+            group: None,
+        };
+        let mut hardware = Vec::new();
+        for (index, spec) in specs.iter().enumerate() {
+            if spec.is_hardware() {
+                hardware.push((index, spec));
+                // Replaced by `open_hardware` below, which decides all hardware slots at once.
+                counters
+                    .slots
+                    .push(Slot::Unavailable("not opened".to_string()));
             } else {
-                let g = group.get_or_insert_with(Group::new);
-                match g {
-                    Ok(g) => match g.add(&spec.builder()) {
-                        Ok(c) => Slot::Grouped(c),
-                        Err(e) => Slot::Unavailable(reason(spec, &e)),
-                    },
-                    Err(e) => Slot::Unavailable(format!("cannot open a counter group: {e}")),
-                }
-            };
-            slots.push((spec.name(), slot));
+                let slot = counters.open_alone(index, spec);
+                counters.slots.push(slot);
+            }
         }
-        let group = group.and_then(Result::ok);
-        ThreadCounters { group, slots }
+        counters.open_hardware(&hardware);
+        counters
     }
 
-    /// Starts counting (from zero).
+    /// Opens one event on its own.
+    fn open_alone(&mut self, index: usize, spec: &CounterSpec) -> Slot {
+        match open_event(
+            spec,
+            None,
+            ReadFormat::TOTAL_TIME_ENABLED | ReadFormat::TOTAL_TIME_RUNNING,
+        ) {
+            Ok((counter, user_only)) => {
+                self.user_only[index] = user_only;
+                Slot::Alone(counter)
+            }
+            Err(err) => Slot::Unavailable(open_error_reason(spec, &err)),
+        }
+    }
+
+    /// Installs an opened group.
+    fn install_group(&mut self, group: HwGroup, user_only: Vec<(usize, bool)>) {
+        for (index, user) in user_only {
+            self.user_only[index] = user;
+        }
+        for (index, _) in &group.counters {
+            self.slots[*index] = Slot::Grouped;
+        }
+        self.group = Some(group);
+    }
+
+    /// Opens the hardware events as one group. If the group cannot be opened, probes each
+    /// event alone to learn each one's own reason, then groups those that open (or, if even
+    /// they do not fit one group, keeps them as separate events).
+    fn open_hardware(&mut self, hardware: &[(usize, &CounterSpec)]) {
+        if hardware.len() > 1 {
+            if let Ok((group, user_only)) = open_group(hardware) {
+                self.install_group(group, user_only);
+                return;
+            }
+        }
+        let mut opened = Vec::new();
+        for &(index, spec) in hardware {
+            match self.open_alone(index, spec) {
+                Slot::Alone(counter) => opened.push((index, spec, counter)),
+                slot => self.slots[index] = slot,
+            }
+        }
+        if opened.len() > 1 {
+            let members: Vec<(usize, &CounterSpec)> = opened
+                .iter()
+                .map(|(index, spec, _)| (*index, *spec))
+                .collect();
+            if let Ok((group, user_only)) = open_group(&members) {
+                drop(opened);
+                self.install_group(group, user_only);
+                return;
+            }
+        }
+        for (index, _, counter) in opened {
+            self.slots[index] = Slot::Alone(counter);
+        }
+    }
+
+    /// Marks every grouped counter unavailable (the group failed after opening).
+    fn fail_group(&mut self, what: &str, err: &io::Error) {
+        let reason = format!("{what} of the hardware counter group failed: {err}");
+        if let Some(group) = self.group.take() {
+            for (index, _) in group.counters {
+                self.slots[index] = Slot::Unavailable(reason.clone());
+            }
+        }
+    }
+
+    /// Applies `group_op` to the group's leader and `alone_op` to every counter of its own; a
+    /// counter whose ioctl fails becomes unavailable with the error.
+    fn control(
+        &mut self,
+        what: &str,
+        group_op: fn(&mut Counter) -> io::Result<()>,
+        alone_op: fn(&mut Counter) -> io::Result<()>,
+    ) {
+        if let Some(group) = self.group.as_mut() {
+            if let Err(err) = group_op(&mut group.counters[0].1) {
+                self.fail_group(what, &err);
+            }
+        }
+        for slot in &mut self.slots {
+            if let Slot::Alone(counter) = slot {
+                if let Err(err) = alone_op(counter) {
+                    *slot = Slot::Unavailable(format!("{what} of the counter failed: {err}"));
+                }
+            }
+        }
+    }
+
+    /// Starts counting (every open counter; the hardware group at once, through its leader).
     pub fn enable(&mut self) {
-        if let Some(g) = &mut self.group {
-            let _ = g.reset();
-            let _ = g.enable();
-        }
-        for (_, s) in &mut self.slots {
-            if let Slot::Alone(c) = s {
-                let _ = c.reset();
-                let _ = c.enable();
-            }
-        }
+        self.control("enabling", Counter::enable, Counter::enable);
     }
 
-    /// Stops counting.
+    /// Stops counting; counts are kept.
     pub fn disable(&mut self) {
-        if let Some(g) = &mut self.group {
-            let _ = g.disable();
-        }
-        for (_, s) in &mut self.slots {
-            if let Slot::Alone(c) = s {
-                let _ = c.disable();
-            }
-        }
+        self.control("disabling", Counter::disable, Counter::disable);
     }
 
-    /// One sample per counter, in the order asked.
+    /// Sets every count back to zero.
+    pub fn reset(&mut self) {
+        self.control("resetting", Counter::reset_group, Counter::reset);
+    }
+
+    /// Reads every counter: one sample per spec, in the order given to
+    /// [`ThreadCounters::open`]. The hardware group is read with one read.
     pub fn read(&mut self) -> Vec<CounterSample> {
-        let group_data = self.group.as_mut().map(|g| g.read());
-        self.slots
-            .iter_mut()
-            .map(|(name, slot)| {
-                let unavailable = |why: String| CounterSample {
-                    name: name.clone(),
-                    value: None,
-                    unavailable: Some(why),
-                    time_enabled: 0,
-                    time_running: 0,
-                };
-                match slot {
-                    Slot::Unavailable(why) => unavailable(why.clone()),
-                    Slot::Alone(c) => match c.read_count_and_time() {
-                        Ok(ct) => CounterSample {
-                            name: name.clone(),
-                            value: Some(scaled(ct.count, ct.time_enabled, ct.time_running)),
-                            unavailable: None,
-                            time_enabled: ct.time_enabled,
-                            time_running: ct.time_running,
-                        },
-                        Err(e) => unavailable(format!("read failed: {e}")),
-                    },
-                    Slot::Grouped(c) => match &group_data {
-                        Some(Ok(data)) => {
-                            let enabled = data.time_enabled().map_or(0, |d| d.as_nanos() as u64);
-                            let running = data.time_running().map_or(0, |d| d.as_nanos() as u64);
-                            match data.get(c) {
-                                Some(entry) => CounterSample {
-                                    name: name.clone(),
-                                    value: Some(scaled(entry.value(), enabled, running)),
-                                    unavailable: None,
-                                    time_enabled: enabled,
-                                    time_running: running,
-                                },
-                                None => unavailable("missing from the group read".into()),
-                            }
+        let group_read = self.group.as_mut().map(|group| {
+            let data = group.counters[0].1.read_group()?;
+            let nanos = |d: Option<std::time::Duration>| {
+                d.map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+            };
+            let (enabled, running) = (nanos(data.time_enabled()), nanos(data.time_running()));
+            let values = group
+                .counters
+                .iter()
+                .map(|(index, counter)| (*index, data.get(counter).map(|entry| entry.value())))
+                .collect::<Vec<_>>();
+            Ok::<_, io::Error>((values, enabled, running))
+        });
+        let mut samples = Vec::with_capacity(self.specs.len());
+        for (index, (spec, slot)) in self.specs.iter().zip(&mut self.slots).enumerate() {
+            let name = spec.name();
+            let user_only = self.user_only[index];
+            let sample = match slot {
+                Slot::Unavailable(reason) => CounterSample::unavailable(name, reason),
+                Slot::Alone(counter) => match counter.read_count_and_time() {
+                    Ok(read) => CounterSample::from_count(
+                        name,
+                        read.count,
+                        read.time_enabled,
+                        read.time_running,
+                        user_only,
+                    ),
+                    Err(err) => CounterSample::unavailable(
+                        name,
+                        &format!("reading the counter failed: {err}"),
+                    ),
+                },
+                Slot::Grouped => match &group_read {
+                    Some(Ok((values, enabled, running))) => {
+                        match values.iter().find(|(i, _)| *i == index) {
+                            Some((_, Some(count))) => CounterSample::from_count(
+                                name, *count, *enabled, *running, user_only,
+                            ),
+                            _ => CounterSample::unavailable(
+                                name,
+                                "missing from the hardware group's read",
+                            ),
                         }
-                        Some(Err(e)) => unavailable(format!("group read failed: {e}")),
-                        None => unavailable("no group".into()),
-                    },
-                }
-            })
-            .collect()
+                    }
+                    Some(Err(err)) => CounterSample::unavailable(
+                        name,
+                        &format!("reading the hardware counter group failed: {err}"),
+                    ),
+                    None => CounterSample::unavailable(name, "hardware counter group closed"),
+                },
+            };
+            samples.push(sample);
+        }
+        samples
     }
 }
 
-/// A counter over all threads, per passage: what the results report.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+/// One counter merged over threads and divided by passages: what the results report.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct CounterReport {
-    /// Counter name.
+    /// The counter's name.
     pub name: String,
-    /// Total over threads divided by measured passages (null when unavailable).
+    /// `total / passages`; null when unavailable or when there were no passages.
     pub per_passage: Option<f64>,
-    /// Total over threads (null when unavailable).
+    /// Sum over threads; null when unavailable.
     pub total: Option<u64>,
-    /// Why it is unavailable (null when it counted).
+    /// Why the counter is missing (the first thread's reason); null when measured.
     pub unavailable: Option<String>,
-    /// The kernel time-shared the hardware: values are scaled estimates.
+    /// Whether any thread's count was time-shared on the PMU and scaled up.
     pub multiplexed: bool,
+    /// Whether any thread counted user space only (kernel counting not permitted).
+    pub user_only: bool,
 }
 
-/// Merges per-thread samples (one vector per thread, same order) into per-passage figures. A
-/// counter unavailable on any thread is unavailable, with the first reason.
+/// Merges per-thread samples (each thread's list in spec order) into one report per counter,
+/// in the order the counters first appear.
+///
+/// A counter unavailable on any thread (or missing from a thread's list) is unavailable in the
+/// report, with the first reason met; otherwise `total` is the sum over threads and
+/// `per_passage` is `total / passages` (null when `passages` is 0).
 pub fn merge(per_thread: &[Vec<CounterSample>], passages: u64) -> Vec<CounterReport> {
-    let Some(first) = per_thread.first() else {
-        return Vec::new();
-    };
-    (0..first.len())
-        .map(|i| {
-            let name = first[i].name.clone();
-            let samples: Vec<&CounterSample> = per_thread.iter().filter_map(|t| t.get(i)).collect();
-            if let Some(why) = samples.iter().find_map(|s| s.unavailable.clone()) {
-                return CounterReport {
-                    name,
-                    per_passage: None,
-                    total: None,
-                    unavailable: Some(why),
-                    multiplexed: false,
-                };
-            }
-            let total: u64 = samples.iter().map(|s| s.value.unwrap_or(0)).sum();
-            CounterReport {
-                name,
-                per_passage: (passages > 0).then(|| total as f64 / passages as f64),
-                total: Some(total),
+    let mut names: Vec<&str> = Vec::new();
+    for sample in per_thread.iter().flatten() {
+        if !names.contains(&sample.name.as_str()) {
+            names.push(&sample.name);
+        }
+    }
+    names
+        .into_iter()
+        .map(|name| {
+            let mut report = CounterReport {
+                name: name.to_string(),
+                per_passage: None,
+                total: None,
                 unavailable: None,
-                multiplexed: samples.iter().any(|s| s.time_running < s.time_enabled),
+                multiplexed: false,
+                user_only: false,
+            };
+            let mut total = 0u64;
+            for samples in per_thread {
+                let Some(sample) = samples.iter().find(|s| s.name == name) else {
+                    report
+                        .unavailable
+                        .get_or_insert_with(|| "not measured on every thread".to_string());
+                    continue;
+                };
+                report.multiplexed |= sample.multiplexed();
+                report.user_only |= sample.user_only;
+                match (&sample.value, &sample.unavailable) {
+                    (_, Some(reason)) => {
+                        report.unavailable.get_or_insert_with(|| reason.clone());
+                    }
+                    (Some(value), None) => total = total.saturating_add(*value),
+                    (None, None) => {
+                        report
+                            .unavailable
+                            .get_or_insert_with(|| "no value recorded".to_string());
+                    }
+                }
             }
+            if report.unavailable.is_none() {
+                report.total = Some(total);
+                report.per_passage = (passages > 0).then(|| total as f64 / passages as f64);
+            }
+            report
         })
         .collect()
 }
@@ -372,93 +868,446 @@ pub fn merge(per_thread: &[Vec<CounterSample>], passages: u64) -> Vec<CounterRep
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, Instant};
 
-    #[test]
-    fn parses_names_and_raw_codes() {
-        assert_eq!(
-            parse_list("cycles,task-clock").unwrap(),
-            vec![CounterSpec::Cycles, CounterSpec::TaskClock]
-        );
-        assert_eq!(
-            "r0443".parse::<CounterSpec>().unwrap(),
-            CounterSpec::Raw {
-                code: 0x443,
-                name: "r0443".into()
+    /// Burns CPU on the calling thread for `wall` of wall-clock time.
+    fn busy(wall: Duration) -> u64 {
+        let start = Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < wall {
+            for i in 0..1000u64 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
             }
-        );
-        let e = parse_list("cycles,bogus").unwrap_err();
-        assert!(e.contains("bogus") && e.contains("r0443"), "{e}");
-        assert!("r".parse::<CounterSpec>().is_err());
-        assert!("rxyz".parse::<CounterSpec>().is_err());
-        for (n, s) in NAMES.iter() {
-            assert_eq!(s.name(), *n);
+        }
+        x
+    }
+
+    /// Sleeps several times, so the thread gives up its CPU several times.
+    fn sleep_a_few_times() {
+        for _ in 0..5 {
+            std::thread::sleep(Duration::from_millis(1));
         }
     }
 
-    fn busy(ms: u64) {
-        let t = std::time::Instant::now();
-        while t.elapsed().as_millis() < ms as u128 {
-            std::hint::black_box(0u64);
+    /// Either a value or a reason, never both, never an empty reason.
+    fn assert_value_or_reason(sample: &CounterSample) {
+        match (&sample.value, &sample.unavailable) {
+            (Some(_), None) => {}
+            (None, Some(reason)) => assert!(!reason.trim().is_empty(), "{sample:?}"),
+            _ => panic!("exactly one of value and unavailable must be set: {sample:?}"),
         }
+    }
+
+    fn sample(name: &str, value: u64, enabled: u64, running: u64) -> CounterSample {
+        CounterSample::from_count(name, value, enabled, running, false)
+    }
+
+    #[test]
+    fn parses_names_aliases_and_case() {
+        for name in valid_names() {
+            let spec: CounterSpec = name.parse().unwrap();
+            assert_eq!(spec.name(), name);
+        }
+        assert_eq!("cycles".parse::<CounterSpec>(), Ok(CounterSpec::Cycles));
+        assert_eq!(
+            " Task-Clock ".parse::<CounterSpec>(),
+            Ok(CounterSpec::TaskClock)
+        );
+        assert_eq!(
+            "L1-dcache-load-misses".parse::<CounterSpec>(),
+            Ok(CounterSpec::L1dReadMisses)
+        );
+        assert_eq!(
+            "cs".parse::<CounterSpec>(),
+            Ok(CounterSpec::ContextSwitches)
+        );
+        assert_eq!("cpu-cycles".parse::<CounterSpec>(), Ok(CounterSpec::Cycles));
+    }
+
+    #[test]
+    fn parses_raw_codes() {
+        assert_eq!(
+            "r0443".parse::<CounterSpec>(),
+            Ok(CounterSpec::Raw {
+                code: 0x0443,
+                name: "r0443".into()
+            })
+        );
+        assert_eq!(
+            "R1D2".parse::<CounterSpec>(),
+            Ok(CounterSpec::Raw {
+                code: 0x01d2,
+                name: "r01d2".into()
+            })
+        );
+        assert_eq!(
+            "hitm=r01d2".parse::<CounterSpec>(),
+            Ok(CounterSpec::Raw {
+                code: 0x01d2,
+                name: "hitm".into()
+            })
+        );
+        let spec: CounterSpec = "hitm=r01d2".parse().unwrap();
+        assert_eq!(spec.to_string(), "hitm=r01d2");
+        assert_eq!(spec.to_string().parse::<CounterSpec>(), Ok(spec));
+        assert!(CounterSpec::Raw {
+            code: 1,
+            name: "r0001".into()
+        }
+        .is_hardware());
+        assert_eq!(
+            "rffffffffffffffff"
+                .parse::<CounterSpec>()
+                .map(|s| s.to_string()),
+            Ok("rffffffffffffffff".to_string())
+        );
+    }
+
+    #[test]
+    fn parse_errors_name_the_item_and_list_valid_names() {
+        let err = "cyclez".parse::<CounterSpec>().unwrap_err();
+        assert!(err.contains("'cyclez'"), "{err}");
+        assert!(
+            err.contains("cycles") && err.contains("task-clock"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+
+        let err = "r04zz".parse::<CounterSpec>().unwrap_err();
+        assert!(err.contains("bad raw event 'r04zz'"), "{err}");
+        let err = "r".parse::<CounterSpec>().unwrap_err();
+        assert!(err.contains("'r'"), "{err}");
+        let err = "r12345678901234567".parse::<CounterSpec>().unwrap_err();
+        assert!(err.contains("1 to 16 hex digits"), "{err}");
+        let err = "cycles=r0443".parse::<CounterSpec>().unwrap_err();
+        assert!(err.contains("itself a counter name"), "{err}");
+        let err = "9x=r0443".parse::<CounterSpec>().unwrap_err();
+        assert!(err.contains("bad label"), "{err}");
+        let err = "hitm=0443".parse::<CounterSpec>().unwrap_err();
+        assert!(err.contains("bad raw event"), "{err}");
+    }
+
+    #[test]
+    fn parses_lists() {
+        assert_eq!(
+            parse_list("cycles, instructions,r0443"),
+            Ok(vec![
+                CounterSpec::Cycles,
+                CounterSpec::Instructions,
+                CounterSpec::Raw {
+                    code: 0x443,
+                    name: "r0443".into()
+                }
+            ])
+        );
+        let err = parse_list("cycles,bogus,task-clock").unwrap_err();
+        assert!(err.contains("'bogus'") && err.contains("valid:"), "{err}");
+        let err = parse_list("cycles,,task-clock").unwrap_err();
+        assert!(err.contains("empty counter name"), "{err}");
+        let err = parse_list("").unwrap_err();
+        assert!(err.contains("empty counter name"), "{err}");
+        let err = parse_list("cycles,cpu-cycles").unwrap_err();
+        assert!(err.contains("'cycles' listed twice"), "{err}");
+        let names: Vec<String> = default_specs().iter().map(|s| s.to_string()).collect();
+        assert_eq!(parse_list(&names.join(",")), Ok(default_specs()));
+    }
+
+    /// Whether this process may count kernel events (root, CAP_PERFMON, or a low
+    /// perf_event_paranoid): a user-only page-fault counter says it may not.
+    fn kernel_counting_permitted() -> bool {
+        let mut probe = ThreadCounters::open(&[CounterSpec::PageFaults]);
+        !probe.read()[0].user_only
+    }
+
+    /// Context switches either count (when the kernel may be counted) or say why not.
+    fn assert_switches(sample: &CounterSample) {
+        if kernel_counting_permitted() {
+            assert!(sample.value.is_some_and(|v| v >= 1), "{sample:?}");
+        } else {
+            assert_eq!(
+                sample.value, None,
+                "a user-only count of switches is a silent 0"
+            );
+            let reason = sample.unavailable.as_deref().unwrap();
+            assert!(
+                reason.starts_with("counted only in kernel mode"),
+                "{reason}"
+            );
+        }
+    }
+
+    /// Touches freshly mapped memory, so the thread takes page faults in user mode. (Heap
+    /// memory could be reused and already mapped; a new anonymous mapping cannot.)
+    fn fault_pages() {
+        const LEN: usize = 64 * 4096;
+        // SAFETY: an anonymous private mapping with no address hint; it aliases nothing.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                LEN,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(map, libc::MAP_FAILED, "{}", io::Error::last_os_error());
+        for offset in (0..LEN).step_by(4096) {
+            // SAFETY: `offset < LEN`, inside the writable mapping made above.
+            unsafe { std::ptr::write_volatile(map.cast::<u8>().add(offset), 1) };
+        }
+        // SAFETY: `map` is the mapping of `LEN` bytes made above, no longer used.
+        unsafe { libc::munmap(map, LEN) };
     }
 
     #[test]
     fn software_counters_count_here() {
-        let mut c = ThreadCounters::open(&[CounterSpec::TaskClock, CounterSpec::ContextSwitches]);
-        c.enable();
-        busy(5);
-        for _ in 0..5 {
-            std::thread::sleep(std::time::Duration::from_millis(1));
+        let mut counters = ThreadCounters::open(&[
+            CounterSpec::TaskClock,
+            CounterSpec::ContextSwitches,
+            CounterSpec::PageFaults,
+        ]);
+        counters.enable();
+        busy(Duration::from_millis(5));
+        sleep_a_few_times();
+        fault_pages();
+        counters.disable();
+        let first = counters.read();
+        assert_eq!(first.len(), 3);
+        for s in &first {
+            assert_value_or_reason(s);
         }
-        c.disable();
-        let s = c.read();
-        assert!(
-            s[0].value.unwrap() > 1_000_000,
-            "task clock ran for 5 ms: {s:?}"
-        );
-        assert!(s[1].value.unwrap() >= 1, "sleeping switches context: {s:?}");
+        assert_eq!(first[0].name, "task-clock");
+        let task_clock = first[0].value.expect("task-clock opens on any Linux");
+        assert!(task_clock > 0, "{first:?}");
+        assert!(first[0].time_enabled > 0 && !first[0].multiplexed());
+        assert!(!first[0].user_only, "task-clock counts all CPU time");
+        assert_switches(&first[1]);
+        assert!(first[2].value.is_some_and(|v| v >= 1), "{first:?}");
+
+        // Disabled counters stand still; reset zeroes them.
+        busy(Duration::from_millis(2));
+        sleep_a_few_times();
+        assert_eq!(counters.read()[0].value, Some(task_clock));
+        counters.reset();
+        assert_eq!(counters.read()[0].value, Some(0));
     }
 
     #[test]
-    fn hardware_counters_give_a_value_or_a_reason_never_a_silent_zero() {
-        let mut c = ThreadCounters::open(&default_specs());
-        c.enable();
-        busy(2);
-        c.disable();
-        for s in c.read() {
-            match (&s.value, &s.unavailable) {
-                (Some(_), None) => {}
-                (None, Some(why)) => assert!(!why.is_empty(), "{s:?}"),
-                _ => panic!("a value or a reason, not both or neither: {s:?}"),
+    fn hardware_counters_give_a_value_or_a_reason() {
+        let mut specs = default_specs();
+        specs.push("r0443".parse().unwrap());
+        let mut counters = ThreadCounters::open(&specs);
+        counters.enable();
+        busy(Duration::from_millis(3));
+        counters.disable();
+        let samples = counters.read();
+        assert_eq!(samples.len(), specs.len());
+        for (spec, s) in specs.iter().zip(&samples) {
+            assert_eq!(s.name, spec.name());
+            assert_value_or_reason(s);
+            // Where cycles and instructions count, a busy loop cannot give 0.
+            if matches!(spec, CounterSpec::Cycles | CounterSpec::Instructions) {
+                assert_ne!(s.value, Some(0), "{s:?}");
+            }
+            // Without a core PMU every hardware event is unavailable, and says why.
+            if spec.is_hardware() && core_pmu_present() == Some(false) {
+                assert_eq!(s.value, None, "{s:?}");
+                let reason = s.unavailable.as_deref().unwrap();
+                assert!(reason.contains("no hardware PMU"), "{reason}");
             }
         }
     }
 
     #[test]
-    fn merge_divides_and_propagates_unavailable() {
-        let ok = |name: &str, v: u64, run: u64| CounterSample {
-            name: name.into(),
-            value: Some(v),
-            unavailable: None,
-            time_enabled: 100,
-            time_running: run,
+    fn group_mechanics_work_on_software_events() {
+        // The hardware group's code path, exercised with events every machine has.
+        let specs = [CounterSpec::TaskClock, CounterSpec::PageFaults];
+        let indexed: Vec<(usize, &CounterSpec)> = specs.iter().enumerate().collect();
+        let (group, user_only) = open_group(&indexed).expect("software events group");
+        let mut counters = ThreadCounters {
+            specs: specs.to_vec(),
+            slots: vec![
+                Slot::Unavailable(String::new()),
+                Slot::Unavailable(String::new()),
+            ],
+            user_only: vec![false; 2],
+            group: None,
         };
-        let gone = CounterSample {
-            name: "cycles".into(),
-            value: None,
-            unavailable: Some("no PMU".into()),
-            time_enabled: 0,
-            time_running: 0,
+        counters.install_group(group, user_only);
+        counters.enable();
+        busy(Duration::from_millis(3));
+        fault_pages();
+        counters.disable();
+        let samples = counters.read();
+        assert!(samples[0].value.unwrap() > 0, "{samples:?}");
+        assert!(samples[1].value.unwrap() >= 1, "{samples:?}");
+        // One read, one interval: both members carry the group's times.
+        assert_eq!(samples[0].time_enabled, samples[1].time_enabled);
+        assert!(samples[0].time_enabled > 0);
+
+        // Members count again after a reset and a second enable of the leader.
+        counters.reset();
+        assert_eq!(counters.read()[1].value, Some(0));
+        counters.enable();
+        fault_pages();
+        counters.disable();
+        let again = counters.read();
+        assert!(again[1].value.is_some_and(|v| v >= 1), "{again:?}");
+    }
+
+    #[test]
+    fn failed_group_falls_back_to_each_events_own_outcome() {
+        // Cycles joins software events: where the PMU is missing the group fails as a whole,
+        // and probing gives the software events their counts and cycles its own reason.
+        let specs = [
+            CounterSpec::TaskClock,
+            CounterSpec::Cycles,
+            CounterSpec::ContextSwitches,
+        ];
+        let indexed: Vec<(usize, &CounterSpec)> = specs.iter().enumerate().collect();
+        let mut counters = ThreadCounters {
+            specs: specs.to_vec(),
+            slots: (0..3).map(|_| Slot::Unavailable(String::new())).collect(),
+            user_only: vec![false; 3],
+            group: None,
         };
-        let t0 = vec![ok("task-clock", 300, 100), ok("cycles", 5, 100)];
-        let t1 = vec![ok("task-clock", 100, 50), gone];
-        let m = merge(&[t0, t1], 8);
-        assert_eq!(m[0].total, Some(400));
-        assert_eq!(m[0].per_passage, Some(50.0));
-        assert!(m[0].multiplexed);
-        assert_eq!(m[1].per_passage, None);
-        assert_eq!(m[1].unavailable.as_deref(), Some("no PMU"));
-        assert_eq!(merge(&[], 3), Vec::new());
-        assert_eq!(scaled(10, 100, 50), 20);
+        counters.open_hardware(&indexed);
+        counters.enable();
+        busy(Duration::from_millis(3));
+        sleep_a_few_times();
+        counters.disable();
+        let samples = counters.read();
+        for s in &samples {
+            assert_value_or_reason(s);
+        }
+        assert!(samples[0].value.unwrap() > 0, "{samples:?}");
+        assert_switches(&samples[2]);
+        assert!(samples[1].value.is_some_and(|v| v > 0) || samples[1].unavailable.is_some());
+    }
+
+    #[test]
+    fn reasons_are_short_and_actionable() {
+        let enoent = io::Error::from_raw_os_error(libc::ENOENT);
+        let raw = CounterSpec::Raw {
+            code: 0x443,
+            name: "r0443".into(),
+        };
+        let einval = io::Error::from_raw_os_error(libc::EINVAL);
+        assert_eq!(
+            open_error_reason(&raw, &einval),
+            "raw event r0443 not supported by this CPU (perf_event_open: EINVAL)"
+        );
+        let reason = open_error_reason(&CounterSpec::Cycles, &enoent);
+        match core_pmu_present() {
+            Some(false) => assert_eq!(
+                reason,
+                "no hardware PMU on this machine (perf_event_open: ENOENT); on a VM enable the \
+                 virtual PMU"
+            ),
+            _ => assert!(reason.contains("ENOENT"), "{reason}"),
+        }
+        let eacces = io::Error::from_raw_os_error(libc::EACCES);
+        let reason = open_error_reason(&CounterSpec::Cycles, &eacces);
+        assert!(reason.starts_with("not permitted"), "{reason}");
+        let reason = open_error_reason(&CounterSpec::ContextSwitches, &eacces);
+        assert!(
+            reason.starts_with("counted only in kernel mode, not permitted"),
+            "{reason}"
+        );
+        let reason = open_error_reason(
+            &CounterSpec::Cycles,
+            &io::Error::from_raw_os_error(libc::EBUSY),
+        );
+        assert!(reason.contains("EBUSY"), "{reason}");
+        for reason in [
+            open_error_reason(&CounterSpec::Cycles, &einval),
+            open_error_reason(
+                &CounterSpec::Cycles,
+                &io::Error::from_raw_os_error(libc::EOPNOTSUPP),
+            ),
+        ] {
+            assert!(
+                !reason.contains('\n') && reason.contains("perf_event_open"),
+                "{reason}"
+            );
+        }
+    }
+
+    #[test]
+    fn multiplexed_counts_are_scaled() {
+        assert_eq!(scale(100, 10, 10), 100);
+        assert_eq!(scale(100, 10, 5), 200);
+        assert_eq!(scale(100, 0, 0), 100);
+        assert_eq!(scale(u64::MAX, 3, 1), u64::MAX);
+        let s = sample("cycles", 100, 30, 10);
+        assert_eq!(s.value, Some(300));
+        assert!(s.multiplexed());
+        let never = sample("cycles", 0, 30, 0);
+        assert_eq!(never.value, None);
+        assert!(never.unavailable.unwrap().contains("never scheduled"));
+        assert_eq!(sample("cycles", 0, 0, 0).value, Some(0));
+    }
+
+    #[test]
+    fn merge_sums_and_divides() {
+        let threads = vec![
+            vec![
+                sample("cycles", 1000, 10, 10),
+                sample("task-clock", 50, 10, 10),
+            ],
+            vec![
+                sample("cycles", 500, 20, 10),
+                sample("task-clock", 70, 10, 10),
+            ],
+        ];
+        let reports = merge(&threads, 4);
+        assert_eq!(reports.len(), 2);
+        assert_eq!(reports[0].name, "cycles");
+        assert_eq!(reports[0].total, Some(2000));
+        assert_eq!(reports[0].per_passage, Some(500.0));
+        assert!(reports[0].multiplexed);
+        assert_eq!(reports[1].total, Some(120));
+        assert_eq!(reports[1].per_passage, Some(30.0));
+        assert!(!reports[1].multiplexed);
+        assert!(reports.iter().all(|r| r.unavailable.is_none()));
+
+        let none = merge(&threads, 0);
+        assert_eq!(none[0].total, Some(2000));
+        assert_eq!(none[0].per_passage, None);
+        assert!(merge(&[], 10).is_empty());
+    }
+
+    #[test]
+    fn merge_propagates_unavailable() {
+        let threads = vec![
+            vec![
+                sample("cycles", 1000, 10, 10),
+                sample("task-clock", 5, 1, 1),
+            ],
+            vec![
+                CounterSample::unavailable("cycles", "first reason"),
+                sample("task-clock", 5, 1, 1),
+            ],
+            vec![
+                CounterSample::unavailable("cycles", "second reason"),
+                sample("task-clock", 5, 1, 1),
+            ],
+        ];
+        let reports = merge(&threads, 10);
+        assert_eq!(reports[0].unavailable.as_deref(), Some("first reason"));
+        assert_eq!(reports[0].total, None);
+        assert_eq!(reports[0].per_passage, None);
+        assert_eq!(reports[1].total, Some(15));
+        assert_eq!(reports[1].per_passage, Some(1.5));
+
+        let missing = merge(&[vec![sample("cycles", 1, 1, 1)], vec![]], 1);
+        assert_eq!(
+            missing[0].unavailable.as_deref(),
+            Some("not measured on every thread")
+        );
+        let json = serde_json::to_value(&reports[0]).unwrap();
+        assert_eq!(json["per_passage"], serde_json::Value::Null);
+        assert_eq!(json["unavailable"], "first reason");
     }
 }

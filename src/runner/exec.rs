@@ -492,6 +492,7 @@ fn passages<const CHECK: bool, const TRACE: bool>(
                 out.inside_sum = 0;
                 out.inside_max = 0;
                 count = 0;
+                counters.reset();
                 counters.enable();
                 prev = clock.raw();
                 out.window.0 = prev;
@@ -673,10 +674,15 @@ mod tests {
             native: |_| Box::new(AdmitAll),
             scheduled: None,
         };
-        let r = run_once(&spec(entry, 2, StopRule::Passages(5000))).unwrap();
+        let r = run_once(&spec(
+            entry,
+            2,
+            StopRule::Duration(Duration::from_millis(300)),
+        ))
+        .unwrap();
         assert!(
             r.violations > 0,
-            "two threads in a 2 µs critical section 10,000 times overlapped"
+            "two threads in 2 µs critical sections for 300 ms overlapped"
         );
         assert_eq!(r.inside.unwrap().1, 2);
     }
