@@ -189,14 +189,25 @@ impl<M: Memory, A: TokenArith> Lock for Fig2Bakery<M, A> {
                     A::NAME
                 ));
             }
-            if !bounded && v < -1 {
-                return Err(format!("{}: token of process {j} = {v} < −1", A::NAME));
-            }
-            // Theorem 1: if v ≠ −1 then x ≤ v ≤ x + n (spans registers: snapshots only).
-            if !bounded && exact && v != -1 && !(x <= v && v <= x + self.n as i64) {
+            // A token is max(S ∪ {x}) + 1 with x ≥ 0: −1 or at least 1.
+            if !bounded && v != -1 && v < 1 {
                 return Err(format!(
-                    "ub-bakery: Theorem 1 broken: token of process {j} = {v}, X = {x}, n = {}",
-                    self.n
+                    "{}: token of process {j} = {v}, neither −1 nor ≥ 1",
+                    A::NAME
+                ));
+            }
+            // Theorem 1: if v ≠ −1 then x ≤ v ≤ x + n; for B-Bakery the image of that range
+            // modulo 2n−1, i.e. v ⊖ x ≤ n. It spans registers: snapshots only.
+            let n = self.n as i64;
+            let within = if bounded {
+                Bounded::minus(self.n, v, x) <= n
+            } else {
+                x <= v && v <= x + n
+            };
+            if exact && v != -1 && !within {
+                return Err(format!(
+                    "{}: Theorem 1 broken: token of process {j} = {v}, X = {x}, n = {n}",
+                    A::NAME
                 ));
             }
         }
