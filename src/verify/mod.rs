@@ -378,19 +378,20 @@ pub fn verify(
             SchedulerKind::Pct => (0, opts.schedules),
             SchedulerKind::Both => (opts.schedules - opts.schedules / 2, opts.schedules / 2),
         };
+        // PCT first: it finds shallow ordering bugs in few schedules.
         let mut failure = None;
-        if random > 0 {
-            let s = RandomScheduler::new_from_seed(opts.seed, random);
+        if pct > 0 {
+            let s = PctScheduler::new_from_seed(opts.seed, opts.pct_depth, pct);
             failure = explore(s, build, problem, opts, completed.clone(), &runs).err();
         }
-        if failure.is_none() && pct > 0 {
-            let s = PctScheduler::new_from_seed(opts.seed, opts.pct_depth, pct);
+        if failure.is_none() && random > 0 {
+            let s = RandomScheduler::new_from_seed(opts.seed, random);
             failure = explore(s, build, problem, opts, completed.clone(), &runs).err();
         }
         let name = match opts.scheduler {
             SchedulerKind::Random => "random".to_string(),
             SchedulerKind::Pct => format!("pct depth {}", opts.pct_depth),
-            SchedulerKind::Both => format!("random + pct depth {}", opts.pct_depth),
+            SchedulerKind::Both => format!("pct depth {} + random", opts.pct_depth),
         };
         (name, failure)
     };

@@ -11,9 +11,12 @@
 //! process holds its colour). P1–P5, O(N) RMRs (CC), O(N) space, bounded registers: numbers stay
 //! at most N + 1.
 //!
-//! `naive-bwb-gme` is the naive generalization Section 6 describes: the same entry (the
-//! conflict check added to every wait), but the exit of Fig. 3 — always flip GlobalColor to the
-//! opposite of one's colour, then clear the token. The paper's counter-example, with three
+//! `naive-bwb-gme` is the naive generalization Section 6 describes: the Black-White Bakery "with
+//! an additional check to see whether the other process is a conflicting process in all
+//! busy-wait loops" and nothing else changed — Fig. 3's number rule (one above every token of my
+//! colour) and Fig. 3's exit (always flip GlobalColor to the opposite of one's colour), in
+//! Fig. 5's layout (the token carries the session, cleared to (0, ⊥, 0) on exit; the reset to ⊥
+//! changes nothing here, since every wait passes an idle process by its session 0). The paper's counter-example, with three
 //! processes: GlobalColor white; P0 and P2 (session S) take white and are inside together; P0
 //! leaves and flips GlobalColor to black; P0 asks for S again, takes black and enters (concurrent
 //! entry); P1 asks for a conflicting S′, takes black and a larger number, and waits for P0 (same
@@ -68,32 +71,36 @@ impl Token {
     }
 }
 
-/// Which exit section runs.
-pub trait ExitRule: Send + Sync + 'static {
+/// Which of the two algorithms runs: they differ in exactly two steps.
+pub trait Variant: Send + Sync + 'static {
     /// Name of the lock.
     const NAME: &'static str;
-    /// Fig. 5's exit (lines 28–36) rather than the naive Fig. 3 exit.
-    const GUARDED: bool;
+    /// Fig. 5: the number is one above the numbers of *conflicting* processes of my colour
+    /// (line 9), and the exit flips GlobalColor only when guarded (lines 28–36). Otherwise the
+    /// Black-White Bakery's own rules (Fig. 3): one above every token of my colour (line 5),
+    /// and always flip on exit (lines 17–21).
+    const GENERALIZED: bool;
 }
 
-/// Fig. 5 lines 28–36: flip only if mynumber ≠ 1 and OPPOSITECOLOR(mycolor) is false.
-pub struct Guarded;
+/// `bwb-gme`: Figs. 4–6.
+pub struct Generalized;
 
-impl ExitRule for Guarded {
+impl Variant for Generalized {
     const NAME: &'static str = "bwb-gme";
-    const GUARDED: bool = true;
+    const GENERALIZED: bool = true;
 }
 
-/// The naive generalization (Section 6): always flip, as Fig. 3 lines 17–21 do.
+/// `naive-bwb-gme`: the Black-White Bakery with the conflict check added to every wait and
+/// nothing else changed (Section 6).
 pub struct Naive;
 
-impl ExitRule for Naive {
+impl Variant for Naive {
     const NAME: &'static str = "naive-bwb-gme";
-    const GUARDED: bool = false;
+    const GENERALIZED: bool = false;
 }
 
 /// The Black and White Bakery GME over memory `M`, with exit rule `E`.
-pub struct BwbGmeLock<M: Memory, E: ExitRule> {
+pub struct BwbGmeLock<M: Memory, E: Variant> {
     mem: M,
     n: usize,
     global_color: M::Reg,
@@ -103,11 +110,11 @@ pub struct BwbGmeLock<M: Memory, E: ExitRule> {
 }
 
 /// `bwb-gme`.
-pub type BwbGme<M> = BwbGmeLock<M, Guarded>;
+pub type BwbGme<M> = BwbGmeLock<M, Generalized>;
 /// `naive-bwb-gme`.
 pub type NaiveBwbGme<M> = BwbGmeLock<M, Naive>;
 
-impl<M: Memory, E: ExitRule> BwbGmeLock<M, E> {
+impl<M: Memory, E: Variant> BwbGmeLock<M, E> {
     /// The lock for `params.n` processes; GlobalColor starts white, tokens (0, ⊥, 0).
     pub fn new(mem: M, params: &Params) -> Self {
         let n = params.n;
@@ -147,7 +154,14 @@ impl<M: Memory, E: ExitRule> BwbGmeLock<M, E> {
         // 7–12: the largest number among conflicting processes of my colour
         for j in (0..self.n).filter(|&j| j != i) {
             let other = self.read_token(i, j);
-            if other.color == mycolor && other.session != 0 && other.session != mysession {
+            // 9: (other.color = mycolor) ∧ (other.session ∉ {0, mysession}); the naive
+            // version keeps Fig. 3 line 5: every token of my colour.
+            let counts = if E::GENERALIZED {
+                other.session != 0 && other.session != mysession
+            } else {
+                other.session != 0
+            };
+            if other.color == mycolor && counts {
                 mynumber = mynumber.max(other.number);
             }
         }
@@ -201,7 +215,7 @@ impl<M: Memory, E: ExitRule> BwbGmeLock<M, E> {
     }
 }
 
-impl<M: Memory, E: ExitRule> Lock for BwbGmeLock<M, E> {
+impl<M: Memory, E: Variant> Lock for BwbGmeLock<M, E> {
     fn enter(&self, p: usize, session: usize) {
         self.acquire(p, session, || {})
     }
@@ -212,7 +226,7 @@ impl<M: Memory, E: ExitRule> Lock for BwbGmeLock<M, E> {
 
     fn exit(&self, i: usize, _session: usize) {
         let me = self.read_token(i, i);
-        if E::GUARDED {
+        if E::GENERALIZED {
             // 28: if mynumber ≠ 1 then 29: if not OPPOSITECOLOR(mycolor) then 30–34: flip
             if me.number != 1 && !self.opposite_color(i, me.color) {
                 self.global_color.write(i, opposite(me.color));
