@@ -280,6 +280,52 @@ mod tests {
         assert!(matches!(r.outcome, Outcome::Violation { .. }), "{r}");
     }
 
+    /// Section 6's scenario, step by step on real threads: P_i and P_j (session S) inside
+    /// white; P_i leaves; P_k (S) enters black; P_l (S′) takes black and waits; P_k leaves.
+    /// Returns whether P_l got in while P_j was still inside.
+    fn section6<L: Lock + 'static>(lock: L) -> bool {
+        use std::sync::mpsc;
+        use std::time::Duration;
+        let (s, s2) = (0, 1);
+        let lock = std::sync::Arc::new(lock);
+        lock.enter(0, s); // P_i
+        lock.enter(1, s); // P_j: same session, concurrent entry
+        lock.exit(0, s); // P_i leaves (the naive exit flips GlobalColor to black)
+        lock.enter(2, s); // P_k: same session, enters
+        let (doorway_tx, doorway_rx) = mpsc::channel();
+        let (inside_tx, inside_rx) = mpsc::channel();
+        let l = lock.clone();
+        let p_l = std::thread::spawn(move || {
+            l.enter_traced(3, s2, &mut || doorway_tx.send(()).unwrap());
+            inside_tx.send(()).unwrap();
+            l.exit(3, s2);
+        });
+        doorway_rx.recv().unwrap(); // P_l has its token and waits
+        lock.exit(2, s); // P_k leaves (the naive exit flips GlobalColor back)
+        let overlapped = inside_rx.recv_timeout(Duration::from_secs(1)).is_ok();
+        lock.exit(1, s); // P_j leaves: now P_l may enter in any case
+        if !overlapped {
+            inside_rx.recv().unwrap();
+        }
+        p_l.join().unwrap();
+        overlapped
+    }
+
+    #[test]
+    fn section6_scenario_breaks_the_naive_version_only() {
+        use crate::mem::{NativeMemory, WaitPolicy};
+        let params = Params::new(4, 1, WaitPolicy::YIELD);
+        let mem = NativeMemory::new(WaitPolicy::YIELD);
+        assert!(
+            section6(NaiveBwbGme::new(mem.clone(), &params)),
+            "naive: P_l joins P_j"
+        );
+        assert!(
+            !section6(BwbGme::new(mem, &params)),
+            "bwb-gme: P_l waits for P_j"
+        );
+    }
+
     #[test]
     fn tokens_pack_and_unpack() {
         for t in [
