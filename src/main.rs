@@ -5,6 +5,12 @@ use lockbench::cli::{Cli, Command};
 use lockbench::config::UsageError;
 
 fn main() {
+    // Behave like a Unix tool when the reader goes away (`lockbench list | head`): die quietly
+    // on SIGPIPE instead of panicking on a failed print.
+    // SAFETY: setting a signal disposition to the default at start-up, before any thread.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let code = match dispatch(cli.command) {
         Ok(code) => code,

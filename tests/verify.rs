@@ -180,3 +180,30 @@ fn locks_not_over_the_register_abstraction_are_refused() {
     let err = verify(&e, &opts(2, 10), false).unwrap_err();
     assert!(err.contains("register abstraction"), "{err}");
 }
+
+/// Test-only lock that waits for a flag nobody ever sets.
+struct NeverOpens<M: Memory> {
+    mem: M,
+    flag: M::Reg,
+}
+
+impl<M: Memory> Lock for NeverOpens<M> {
+    fn enter(&self, p: usize, _s: usize) {
+        self.mem.wait_until(p, || self.flag.read(p) == 1);
+    }
+    fn exit(&self, _p: usize, _s: usize) {}
+}
+
+#[test]
+fn a_deadlock_is_reported_as_such() {
+    let e = test_entry("never-opens", |_| {
+        let mem = ScheduledMemory;
+        let flag = mem.register(Home::Shared, 0);
+        Box::new(NeverOpens { mem, flag })
+    });
+    let r = verify(&e, &opts(2, 10), false).unwrap();
+    match r.outcome {
+        Outcome::Violation { kind, .. } => assert!(kind.starts_with("DEADLOCK"), "{kind}"),
+        Outcome::Safe => panic!("deadlock not reported: {r}"),
+    }
+}

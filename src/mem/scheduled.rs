@@ -25,10 +25,76 @@ pub fn set_observer(observer: Option<Rc<dyn Fn()>>) {
 }
 
 fn observe() {
+    WAITS.with(|w| {
+        if let Some(w) = w.borrow_mut().as_mut() {
+            w.writes += 1;
+        }
+    });
     let hook = OBSERVER.with(|o| o.borrow().clone());
     if let Some(hook) = hook {
         hook();
     }
+}
+
+/// What the deadlock detector knows of one execution: which processes are still running, and
+/// for each waiting process the number of writes when its condition was last found false.
+struct Waits {
+    writes: u64,
+    running: Vec<bool>,
+    waiting: Vec<Option<u64>>,
+}
+
+thread_local! {
+    static WAITS: RefCell<Option<Waits>> = const { RefCell::new(None) };
+}
+
+/// Starts (with `Some(n)`) or ends (`None`) deadlock detection for an execution of n processes.
+/// While on, a wait panics with "DEADLOCK" when every running process has found its wait
+/// condition false since the last write to any register: nothing can change any more. (Wait
+/// conditions depend only on the registers they read, as in every algorithm here.)
+pub fn track_deadlocks(n: Option<usize>) {
+    WAITS.with(|w| {
+        *w.borrow_mut() = n.map(|n| Waits {
+            writes: 0,
+            running: vec![true; n],
+            waiting: vec![None; n],
+        })
+    });
+}
+
+/// Process `p` has finished its work in this execution (it will wait no more).
+pub fn process_done(p: usize) {
+    WAITS.with(|w| {
+        if let Some(w) = w.borrow_mut().as_mut() {
+            if let Some(r) = w.running.get_mut(p) {
+                *r = false;
+            }
+        }
+    });
+}
+
+/// Writes so far in this execution (0 when not tracking).
+fn writes() -> u64 {
+    WAITS.with(|w| w.borrow().as_ref().map_or(0, |w| w.writes))
+}
+
+/// Records the outcome of one evaluation of p's wait condition, begun when `writes_before`
+/// writes had happened (reads inside the condition are scheduling points, so a write may land
+/// during the evaluation: then the evaluation proves nothing). True when all is stuck.
+fn note_wait(p: usize, satisfied: bool, writes_before: u64) -> bool {
+    WAITS.with(|w| {
+        let mut w = w.borrow_mut();
+        let Some(w) = w.as_mut() else { return false };
+        if p >= w.waiting.len() {
+            return false;
+        }
+        w.waiting[p] = (!satisfied).then_some(writes_before);
+        !satisfied
+            && w.running
+                .iter()
+                .zip(&w.waiting)
+                .all(|(&running, &seen)| !running || seen == Some(w.writes))
+    })
 }
 
 /// Memory whose accesses are shuttle scheduling points.
@@ -70,8 +136,16 @@ impl Memory for ScheduledMemory {
         ScheduledRegister(AtomicI64::new(init))
     }
 
-    fn wait_until(&self, _p: usize, mut cond: impl FnMut() -> bool) {
-        while !cond() {
+    fn wait_until(&self, p: usize, mut cond: impl FnMut() -> bool) {
+        loop {
+            let before = writes();
+            let ok = cond();
+            if note_wait(p, ok, before) {
+                panic!("DEADLOCK: every running process waits on a condition no write can change");
+            }
+            if ok {
+                return;
+            }
             shuttle::thread::yield_now();
         }
     }

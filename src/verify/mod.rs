@@ -16,7 +16,7 @@ use shuttle::scheduler::{PctScheduler, RandomScheduler, ReplayScheduler, Schedul
 use shuttle::{Config, FailurePersistence, MaxSteps, Runner};
 
 use crate::locks::{Builder, Lock, LockEntry, Params, Problem};
-use crate::mem::scheduled::set_observer;
+use crate::mem::scheduled::{process_done, set_observer, track_deadlocks};
 use crate::mem::WaitPolicy;
 
 /// Which scheduler explores.
@@ -215,6 +215,7 @@ fn execution(build: Builder, problem: Problem, opts: &VerifyOptions, completed: 
             panic!("INVARIANT BROKEN: {e}");
         }
     })));
+    track_deadlocks(Some(opts.threads));
     let oracle = Arc::new(Inside {
         problem,
         k: opts.k,
@@ -235,6 +236,7 @@ fn execution(build: Builder, problem: Problem, opts: &VerifyOptions, completed: 
                     oracle.exit(p);
                     lock.exit(p, s);
                 }
+                process_done(p);
             })
         })
         .collect();
@@ -242,6 +244,7 @@ fn execution(build: Builder, problem: Problem, opts: &VerifyOptions, completed: 
         h.join().unwrap();
     }
     set_observer(None);
+    track_deadlocks(None);
     completed.fetch_add(1, Ordering::Relaxed);
 }
 
@@ -262,7 +265,7 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 
 /// What failed, from the panic message.
 fn kind_of(message: &str) -> String {
-    for tag in ["SAFETY VIOLATION: ", "INVARIANT BROKEN: "] {
+    for tag in ["SAFETY VIOLATION: ", "INVARIANT BROKEN: ", "DEADLOCK: "] {
         if let Some(i) = message.find(tag) {
             let rest = &message[i..];
             return rest.lines().next().unwrap_or(rest).to_string();
@@ -296,6 +299,7 @@ fn explore<S: Scheduler + 'static>(
     }));
     *runs.borrow_mut() += attempts.load(Ordering::Relaxed);
     set_observer(None);
+    track_deadlocks(None);
     match result {
         Ok(_) => Ok(()),
         Err(payload) => {
