@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 
 use crate::check::trace::{analyze, TraceReport};
 use crate::cli::{ListFormat, RunArgs, WaitArg};
-use crate::config::{usage, RunOptions, Stop, UsageError};
+use crate::config::{usage, RunOptions, UsageError};
 use crate::locks::{registry, LockEntry, Problem};
 use crate::mem::WaitPolicy;
 use crate::metrics::counters::{self, merge};
@@ -328,6 +328,7 @@ fn summarize(
         lock: p.entry.info.name.to_string(),
         problem: p.entry.info.problem.name().to_string(),
         source: p.entry.info.source.to_string(),
+        fcfs_claimed: p.entry.info.fcfs,
         threads: p.threads,
         slots: spec.slots,
         sessions: p.mix.sessions(p.threads),
@@ -364,8 +365,8 @@ fn summarize(
         think_ns: opts.think.as_nanos() as u64,
         cs_lines: opts.cs_lines,
         stop: match opts.stop {
-            Stop::Duration(d) => format!("duration {}", format_duration(d)),
-            Stop::Passages(n) => format!("passages {n} per thread"),
+            StopRule::Duration(d) => format!("duration {}", format_duration(d)),
+            StopRule::Passages(n) => format!("passages {n} per thread"),
         },
         warmup_ns: opts.warmup.as_nanos() as u64,
         harness_overhead_ns: overhead,
@@ -466,10 +467,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             cs: opts.cs,
             think: opts.think,
             cs_lines: opts.cs_lines,
-            stop: match opts.stop {
-                Stop::Duration(d) => StopRule::Duration(d),
-                Stop::Passages(n) => StopRule::Passages(n),
-            },
+            stop: opts.stop,
             warmup: opts.warmup,
             check: opts.check,
             trace: opts.trace,
@@ -598,11 +596,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             code = 1;
         }
         if let Some(t) = &r.trace {
-            let claims = registry()
-                .into_iter()
-                .find(|e| e.info.name == r.lock)
-                .is_some_and(|e| e.info.fcfs);
-            if claims && t.doorway_observed && t.fcfs_violations > 0 {
+            if r.fcfs_claimed && t.doorway_observed && t.fcfs_violations > 0 {
                 let _ = writeln!(
                     err,
                     "error: {} claims FCFS; trace shows {} violations",

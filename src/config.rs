@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use crate::cli::{RunArgs, WaitArg};
 use crate::report::Format;
+use crate::runner::exec::StopRule;
 use crate::runner::topology::PinMode;
 use crate::workload::{parse_duration, Mix};
 
@@ -143,15 +144,6 @@ impl ConfigFile {
     }
 }
 
-/// When a run stops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stop {
-    /// Measure for this long.
-    Duration(Duration),
-    /// Measure this many passages per thread.
-    Passages(u64),
-}
-
 /// The options of `run` after layering, parsed and validated.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -174,7 +166,7 @@ pub struct RunOptions {
     /// Shared lines touched in the CS.
     pub cs_lines: usize,
     /// Stop rule.
-    pub stop: Stop,
+    pub stop: StopRule,
     /// Warm-up.
     pub warmup: Duration,
     /// Repetitions.
@@ -276,13 +268,13 @@ impl RunOptions {
             args.duration.as_deref().or(file.duration.as_deref()),
         ) {
             (Some(0), _) => return usage("--passages must be at least 1"),
-            (Some(n), _) => Stop::Passages(n),
+            (Some(n), _) => StopRule::Passages(n),
             (None, d) => {
                 let d = duration("duration", d.unwrap_or("1s"))?;
                 if d.is_zero() {
                     return usage("--duration must be longer than 0 (e.g. --duration 2s)");
                 }
-                Stop::Duration(d)
+                StopRule::Duration(d)
             }
         };
         let warmup = duration(

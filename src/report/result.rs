@@ -89,6 +89,8 @@ pub struct RunResult {
     pub problem: String,
     /// Paper and figure, or "baseline".
     pub source: String,
+    /// The lock claims first-come-first-served (P5): a trace must show no FCFS violation.
+    pub fcfs_claimed: bool,
     /// Threads (processes 0..threads).
     pub threads: usize,
     /// Processes the lock was built for (≥ threads; the rest idle).
