@@ -370,6 +370,7 @@ fn summarize(
         },
         warmup_ns: opts.warmup.as_nanos() as u64,
         harness_overhead_ns: overhead,
+        latency_sample: spec.latency_sample,
         ns_per_tick: npt,
         warnings,
         host: host.clone(),
@@ -431,7 +432,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     for w in &plan.warnings {
         let _ = writeln!(err, "warning: {w}");
     }
-    let overhead = timing_overhead_ns();
+    let overhead = timing_overhead_ns(opts.latency_sample);
     let _ = writeln!(
         err,
         "lockbench: {} runs ({} thread count{}), oracle {}, results in {}",
@@ -472,6 +473,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             check: opts.check,
             trace: opts.trace,
             trace_capacity: 1 << 20,
+            latency_sample: if opts.trace { 1 } else { opts.latency_sample },
             cpus,
             policy,
             counters: counter_specs.clone(),

@@ -94,6 +94,8 @@ pub struct ConfigFile {
     pub check: Option<bool>,
     /// Tracing.
     pub trace: Option<bool>,
+    /// Latency sampling (every N-th passage).
+    pub latency_sample: Option<u64>,
     /// Counters.
     pub counters: Option<String>,
     /// Stall timeout.
@@ -189,6 +191,8 @@ pub struct RunOptions {
     pub check: bool,
     /// Trace passages.
     pub trace: bool,
+    /// Time every N-th passage (a power of two).
+    pub latency_sample: u64,
     /// Counter list as given (None: defaults).
     pub counters: Option<String>,
     /// Stall timeout.
@@ -298,6 +302,12 @@ impl RunOptions {
         if stall_timeout.is_zero() {
             return usage("--stall-timeout must be longer than 0 (e.g. 10s)");
         }
+        let latency_sample = args.latency_sample.or(file.latency_sample).unwrap_or(1);
+        if latency_sample == 0 || !latency_sample.is_power_of_two() {
+            return usage(format!(
+                "--latency-sample {latency_sample}: time every N-th passage, N a power of two (1, 2, 4, …)"
+            ));
+        }
         let slots = args.slots.or(file.slots);
         if slots == Some(0) {
             return usage("--slots must be at least 1 (the processes a lock is built for)");
@@ -335,6 +345,7 @@ impl RunOptions {
             wait: args.wait.or(file.wait),
             check: !args.no_check && file.check.unwrap_or(true),
             trace: args.trace || file.trace.unwrap_or(false),
+            latency_sample,
             counters: args.counters.clone().or(file.counters),
             stall_timeout,
             seed: args.seed.or(file.seed).unwrap_or(1),

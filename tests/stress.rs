@@ -34,6 +34,7 @@ fn spec(
         check: true,
         trace: false,
         trace_capacity: 0,
+        latency_sample: 1,
         cpus: (0..threads)
             .map(|t| if pinned { cpu_for(&placement, t) } else { None })
             .collect(),

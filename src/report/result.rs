@@ -168,6 +168,8 @@ pub struct RunResult {
     pub warmup_ns: u64,
     /// The harness's timing cost per passage (clock reads, histogram records), ns.
     pub harness_overhead_ns: f64,
+    /// Every N-th passage was timed (1: all); latency figures hold 1/N of the passages.
+    pub latency_sample: u64,
     /// Clock resolution: nanoseconds per tick.
     pub ns_per_tick: f64,
     /// Notes a reader must see (oversubscription, pinning failures, ...).

@@ -57,6 +57,9 @@ pub struct RunSpec {
     pub check: bool,
     /// Record a trace of every passage (doorway start/end, CS enter/exit).
     pub trace: bool,
+    /// Time every passage (1) or every N-th (a power of two): fewer clock reads per passage
+    /// when the harness's own cost matters; throughput is unaffected. Traces time every passage.
+    pub latency_sample: u64,
     /// Most passages traced per thread.
     pub trace_capacity: usize,
     /// CPU of each thread (`None`: not pinned).
@@ -473,6 +476,14 @@ fn passages<const CHECK: bool, const TRACE: bool>(
     let mut count = 0u64;
     let mut total = 0u64;
     let mut prev = clock.raw();
+    // Latency sampling: time every passage (mask 0), or every 2^k-th. `pending` says the last
+    // timed request (`prev`) still waits for the next request to close its whole-passage time.
+    let mask = if TRACE {
+        0
+    } else {
+        spec.latency_sample.max(1).next_power_of_two() - 1
+    };
+    let mut pending = true;
     if TRACE {
         out.trace.reserve(spec.trace_capacity.min(1 << 16));
     }
@@ -495,6 +506,8 @@ fn passages<const CHECK: bool, const TRACE: bool>(
                 counters.reset();
                 counters.enable();
                 prev = clock.raw();
+                // The first whole passage starts at the first request, not here.
+                pending = false;
                 out.window.0 = prev;
             } else if phase == STOP || count >= quota {
                 break;
@@ -502,19 +515,22 @@ fn passages<const CHECK: bool, const TRACE: bool>(
         }
         shared.think.run();
         let session = sampler.next();
+        let timed = count & mask == 0;
         let t0;
         let mut doorway = 0u64;
         if TRACE {
             t0 = fenced_now(clock);
             lock.enter_traced(p, session, &mut || doorway = fenced_now(clock));
         } else {
-            t0 = clock.raw();
+            t0 = if timed || pending { clock.raw() } else { 0 };
             lock.enter(p, session);
         }
         let t1 = if TRACE {
             fenced_now(clock)
-        } else {
+        } else if timed {
             clock.raw()
+        } else {
+            0
         };
         let seen = if CHECK {
             Some(shared.oracle.enter(session))
@@ -550,9 +566,15 @@ fn passages<const CHECK: bool, const TRACE: bool>(
         } else {
             lock.exit(p, session);
         }
-        out.entry.saturating_record(t1.wrapping_sub(t0).max(1));
-        out.passage.saturating_record(t0.wrapping_sub(prev).max(1));
-        prev = t0;
+        if pending {
+            out.passage.saturating_record(t0.wrapping_sub(prev).max(1));
+            pending = false;
+        }
+        if timed {
+            out.entry.saturating_record(t1.wrapping_sub(t0).max(1));
+            prev = t0;
+            pending = true;
+        }
         count += 1;
         total += 1;
         shared.progress[p].store(total, Ordering::Relaxed);
@@ -567,29 +589,39 @@ fn passages<const CHECK: bool, const TRACE: bool>(
 }
 
 /// The harness's own cost per passage: the clock reads, histogram records and bookkeeping of
-/// the passage loop around a lock that does nothing, best of several rounds, in ns.
-pub fn timing_overhead_ns() -> f64 {
+/// the passage loop around a lock that does nothing, timing every `latency_sample`-th passage,
+/// best of several rounds, in ns.
+pub fn timing_overhead_ns(latency_sample: u64) -> f64 {
     let clock = Clock::new();
     let npt = ns_per_tick(&clock);
     let phase = AtomicU32::new(WARMUP);
     let progress = AtomicU64::new(0);
     let mut a = ticks_histogram(npt);
     let mut b = ticks_histogram(npt);
+    let mask = latency_sample.max(1).next_power_of_two() - 1;
     const ROUNDS: usize = 5;
     const ITERS: u64 = 20_000;
     let mut best = f64::MAX;
     for _ in 0..ROUNDS {
         let start = Instant::now();
         let mut prev = clock.raw();
+        let mut pending = false;
         for i in 0..ITERS {
             if std::hint::black_box(phase.load(Ordering::Relaxed)) == STOP {
                 break;
             }
-            let t0 = clock.raw();
-            let t1 = clock.raw();
-            a.saturating_record(t1.wrapping_sub(t0).max(1));
-            b.saturating_record(t0.wrapping_sub(prev).max(1));
-            prev = t0;
+            let timed = i & mask == 0;
+            let t0 = if timed || pending { clock.raw() } else { 0 };
+            let t1 = if timed { clock.raw() } else { 0 };
+            if pending {
+                b.saturating_record(t0.wrapping_sub(prev).max(1));
+                pending = false;
+            }
+            if timed {
+                a.saturating_record(t1.wrapping_sub(t0).max(1));
+                prev = t0;
+                pending = true;
+            }
             progress.store(i, Ordering::Relaxed);
         }
         best = best.min(start.elapsed().as_nanos() as f64 / ITERS as f64);
@@ -632,6 +664,7 @@ mod tests {
             check: true,
             trace: false,
             trace_capacity: 0,
+            latency_sample: 1,
             cpus: vec![None; threads],
             policy: WaitPolicy::YIELD,
             counters: Vec::new(),
@@ -758,8 +791,25 @@ mod tests {
     }
 
     #[test]
+    fn sampled_latency_times_every_nth_passage() {
+        let entry = crate::locks::find("ticket").unwrap();
+        let mut s = spec(entry, 2, StopRule::Passages(800));
+        s.latency_sample = 8;
+        let r = run_once(&s).unwrap();
+        assert_eq!(r.passages, 1600);
+        assert_eq!(r.entry.len(), 200, "one entry latency in 8 per thread");
+        assert_eq!(
+            r.passage.len(),
+            200,
+            "every timed request closes one whole passage"
+        );
+        assert!(r.throughput_per_sec > 0.0);
+    }
+
+    #[test]
     fn overhead_is_measured() {
-        let ns = timing_overhead_ns();
+        let ns = timing_overhead_ns(1);
+        assert!(timing_overhead_ns(16) > 0.0);
         assert!(ns > 0.0 && ns.is_finite());
     }
 }
