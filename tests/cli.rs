@@ -334,6 +334,10 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         "unknown baseline",
     );
     bad(
+        &["run", "--lock", "ticket", "--latency-sample", "3"],
+        "power of two",
+    );
+    bad(
         &["run", "--lock", "ticket", "--counters", "cycles,bogus"],
         "bogus",
     );
