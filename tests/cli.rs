@@ -413,62 +413,46 @@ fn oversubscribed_runs_say_so() {
     assert!(err.contains("oversubscribed"), "{err}");
 }
 
-#[test]
-fn fcfs_locks_show_no_fcfs_violation_in_traces() {
+/// Traces `locks` at 2 threads and asserts each observed its doorway on every passage and shows
+/// no FCFS violation.
+fn assert_fcfs_in_traces(locks: &str, passages: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let runs = run_json(
-        dir.path(),
-        &[
-            "--lock",
-            "ticket,condvar-gme",
-            "--threads",
-            "2",
-            "--mix",
-            "uniform:3",
-            "--trace",
-            "--passages",
-            "20000",
-        ],
-    );
-    for r in &runs {
+    let per_thread = passages.to_string();
+    let args = [
+        "--lock",
+        locks,
+        "--threads",
+        "2",
+        "--mix",
+        "uniform:3",
+        "--trace",
+        "--passages",
+        &per_thread,
+    ];
+    for r in &run_json(dir.path(), &args) {
         let t = &r["trace"];
-        assert_eq!(t["passages"], 40000, "{}", r["lock"]);
+        assert_eq!(t["passages"], 2 * passages, "{}", r["lock"]);
         assert_eq!(t["doorway_observed"], true, "{}", r["lock"]);
         assert_eq!(
             t["fcfs_violations"], 0,
             "{}: {}",
             r["lock"], t["fcfs_example"]
         );
+        assert_eq!(r["safety_violations"], 0, "{}", r["lock"]);
     }
 }
 
 #[test]
+fn fcfs_locks_show_no_fcfs_violation_in_traces() {
+    assert_fcfs_in_traces("ticket,condvar-gme", 20000);
+}
+
+#[test]
 fn paper_fcfs_algorithms_show_no_fcfs_violation() {
-    let dir = tempfile::tempdir().unwrap();
-    let runs = run_json(
-        dir.path(),
-        &[
-            "--lock",
-            "lamport-bakery,ub-bakery,b-bakery,bw-bakery,glb,bwb-gme",
-            "--threads",
-            "2",
-            "--mix",
-            "uniform:3",
-            "--trace",
-            "--passages",
-            "5000",
-        ],
+    assert_fcfs_in_traces(
+        "lamport-bakery,ub-bakery,b-bakery,bw-bakery,glb,bwb-gme",
+        5000,
     );
-    for r in runs.iter().filter(|r| r["lock"] != "ticket") {
-        let t = &r["trace"];
-        assert_eq!(t["doorway_observed"], true, "{}", r["lock"]);
-        assert_eq!(
-            t["fcfs_violations"], 0,
-            "{}: {}",
-            r["lock"], t["fcfs_example"]
-        );
-        assert_eq!(r["safety_violations"], 0);
-    }
 }
 
 #[test]

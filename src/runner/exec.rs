@@ -18,7 +18,7 @@ use crate::mem::{Aborted, WaitPolicy};
 use crate::metrics::counters::{CounterSample, CounterSpec, ThreadCounters};
 use crate::metrics::latency::ticks_histogram;
 use crate::runner::topology::pin_current_thread;
-use crate::workload::{Delay, Mix, SharedLines};
+use crate::workload::{Delay, Mix, Sampler, SharedLines};
 
 /// When a run stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -202,13 +202,14 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
         lines: SharedLines::new(spec.cs_lines),
     });
     let (tx, rx) = mpsc::channel::<WorkerOut>();
-    for p in 0..n {
+    // One sampler per process, built here so that every process shares one Zipf table.
+    for (p, sampler) in spec.mix.samplers(n, spec.seed).into_iter().enumerate() {
         let shared = shared.clone();
         let tx = tx.clone();
         std::thread::Builder::new()
             .name(format!("lockbench-{p}"))
             .spawn(move || {
-                let out = worker(&shared, p);
+                let out = worker(&shared, p, sampler);
                 let _ = tx.send(out);
             })
             .map_err(|e| RunFailure(format!("cannot start thread {p}: {e}")))?;
@@ -393,7 +394,7 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-fn worker(shared: &Shared, p: usize) -> WorkerOut {
+fn worker(shared: &Shared, p: usize, mut sampler: Sampler) -> WorkerOut {
     let spec = &shared.spec;
     let cpu = spec.cpus.get(p).copied().flatten();
     let pin_error = cpu.and_then(|c| pin_current_thread(c).err().map(|e| format!("cpu {c}: {e}")));
@@ -416,10 +417,12 @@ fn worker(shared: &Shared, p: usize) -> WorkerOut {
     };
     shared.barrier.wait();
     let result = catch_unwind(AssertUnwindSafe(|| match (spec.check, spec.trace) {
-        (false, false) => passages::<false, false>(shared, p, &mut out, &mut counters),
-        (true, false) => passages::<true, false>(shared, p, &mut out, &mut counters),
-        (false, true) => passages::<false, true>(shared, p, &mut out, &mut counters),
-        (true, true) => passages::<true, true>(shared, p, &mut out, &mut counters),
+        (false, false) => {
+            passages::<false, false>(shared, p, &mut sampler, &mut out, &mut counters)
+        }
+        (true, false) => passages::<true, false>(shared, p, &mut sampler, &mut out, &mut counters),
+        (false, true) => passages::<false, true>(shared, p, &mut sampler, &mut out, &mut counters),
+        (true, true) => passages::<true, true>(shared, p, &mut sampler, &mut out, &mut counters),
     }));
     counters.disable();
     out.counters = counters.read();
@@ -460,18 +463,17 @@ fn fenced_now(clock: &Clock) -> u64 {
 fn passages<const CHECK: bool, const TRACE: bool>(
     shared: &Shared,
     p: usize,
+    sampler: &mut Sampler,
     out: &mut WorkerOut,
     counters: &mut ThreadCounters,
 ) {
     let spec = &shared.spec;
-    let n = spec.threads;
     let clock = &shared.clock;
     let lock = &*shared.lock;
     let quota = match spec.stop {
         StopRule::Passages(q) => q,
         StopRule::Duration(_) => u64::MAX,
     };
-    let mut sampler = spec.mix.sampler(p, n, spec.seed);
     let mut measuring = false;
     let mut count = 0u64;
     let mut total = 0u64;
