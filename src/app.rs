@@ -1,24 +1,32 @@
-//! The commands: `list`, `run`, `verify`.
+//! The commands: `list`, `run`, `verify`, `fidelity`.
 
 use std::io::Write as _;
 
 use anyhow::{Context, Result};
 
+use std::time::Duration;
+
 use crate::check::trace::{analyze, TraceReport};
-use crate::cli::{ListFormat, RunArgs, WaitArg};
+use crate::check::OracleKind;
+use crate::cli::{FidelityArgs, ListFormat, OracleArg, RunArgs, WaitArg};
 use crate::config::{usage, RunOptions, UsageError};
 use crate::locks::{registry, LockEntry, Problem};
 use crate::mem::WaitPolicy;
 use crate::metrics::counters::{self, merge};
 use crate::metrics::fairness::Fairness;
 use crate::metrics::latency::{ticks_histogram, LatencySummary};
-use crate::report::result::{Concurrency, Spread, ThreadResult};
+use crate::metrics::stats::median_estimate;
+use crate::report::result::{Concurrency, RoundFigure, Spread, ThreadResult};
 use crate::report::store::{now_secs, Store};
 use crate::report::{rate, Format, RunResult};
-use crate::runner::exec::{run_once, timing_overhead_ns, Repetition, RunSpec, StopRule};
+use crate::runner::exec::{
+    auto_latency_sample, run_once, timed_passage_cost_ns, Latencies, Repetition, RunSpec, StopRule,
+};
+use crate::runner::fidelity::{self, FidelityPoint};
 use crate::runner::host::Host;
 use crate::runner::topology::{PinMode, Topology};
-use crate::workload::{format_duration, Mix};
+use crate::workload::rng::Rng;
+use crate::workload::{format_duration, parse_duration, Mix};
 
 /// `lockbench list`.
 pub fn list(format: ListFormat) -> Result<String> {
@@ -101,7 +109,6 @@ struct Planned {
 /// The whole plan of an invocation, validated before anything runs or is written.
 struct Plan {
     runs: Vec<Planned>,
-    thread_counts: Vec<usize>,
     placement: Vec<usize>,
     warnings: Vec<String>,
     /// Per thread count: wait policy and whether threads outnumber CPUs.
@@ -245,39 +252,76 @@ fn plan(opts: &RunOptions, topo: &Topology) -> Result<Plan, UsageError> {
     }
     Ok(Plan {
         runs,
-        thread_counts,
         placement,
         warnings,
         policy_for,
     })
 }
 
-/// Aggregates the repetitions of one planned run into its result.
-#[allow(clippy::too_many_arguments)]
+/// What one planned run has gathered so far: its repetitions (with the round each ran in) and
+/// their sampled latencies, merged as they come so repetitions stay small.
+struct PointAcc {
+    reps: Vec<(usize, Repetition)>,
+    latency: Option<Latencies>,
+    failed: Option<String>,
+}
+
+impl PointAcc {
+    fn new() -> Self {
+        PointAcc {
+            reps: Vec::new(),
+            latency: None,
+            failed: None,
+        }
+    }
+
+    fn stalled(&self) -> bool {
+        self.reps.iter().any(|(_, r)| r.stalled.is_some())
+    }
+
+    fn push(&mut self, round: usize, mut rep: Repetition) {
+        if let Some(lat) = rep.latency.take() {
+            match &mut self.latency {
+                Some(acc) => acc.add(&lat),
+                None => self.latency = Some(lat),
+            }
+        }
+        self.reps.push((round, rep));
+    }
+}
+
+/// Everything a result carries that is the same for every run of one invocation.
+struct Shared<'a> {
+    opts: &'a RunOptions,
+    host: &'a Host,
+    overhead: f64,
+    fidelity: Option<FidelityPoint>,
+}
+
+/// Aggregates the repetitions of one planned run into its result; `base` is the baseline's
+/// repetitions in the same configuration, paired round by round.
 fn summarize(
     p: &Planned,
     spec: &RunSpec,
-    reps: &[Repetition],
-    opts: &RunOptions,
-    host: &Host,
-    overhead: f64,
+    acc: &PointAcc,
+    ctx: &Shared,
     warnings: Vec<String>,
-    baseline: Option<(&str, f64)>,
+    base: Option<(&str, &PointAcc)>,
     oversubscribed: bool,
 ) -> RunResult {
+    let opts = ctx.opts;
+    let reps: Vec<&Repetition> = acc.reps.iter().map(|(_, r)| r).collect();
     let throughputs: Vec<f64> = reps.iter().map(|r| r.throughput_per_sec).collect();
     let spread = Spread::of(&throughputs);
     // The repetition whose throughput is the median (lower median for an even count).
     let mut order: Vec<usize> = (0..reps.len()).collect();
     order.sort_by(|&a, &b| throughputs[a].total_cmp(&throughputs[b]));
-    let med = &reps[order[(reps.len() - 1) / 2]];
+    let med = reps[order[(reps.len() - 1) / 2]];
     let npt = med.ns_per_tick;
-    let mut entry = ticks_histogram(npt);
-    let mut passage = ticks_histogram(npt);
-    for r in reps {
-        entry.add(&r.entry).expect("same bounds");
-        passage.add(&r.passage).expect("same bounds");
-    }
+    let empty = ticks_histogram(npt);
+    let lat = |f: fn(&Latencies) -> &hdrhistogram::Histogram<u64>| {
+        LatencySummary::of(acc.latency.as_ref().map_or(&empty, f), npt)
+    };
     let per_thread: Vec<ThreadResult> = med
         .threads
         .iter()
@@ -313,7 +357,7 @@ fn summarize(
             crate::report::nanos(wmax)
         ));
     }
-    let trace = merge_traces(reps, p.entry.info.problem, spec.k);
+    let trace = merge_traces(&reps, p.entry.info.problem, spec.k);
     if let Some(t) = &trace {
         if p.entry.info.fcfs && t.doorway_observed && t.fcfs_violations > 0 {
             warnings.push(format!(
@@ -322,6 +366,21 @@ fn summarize(
             ));
         }
     }
+    // Paired ratios: this lock's throughput over the baseline's in the same round.
+    let per_round: Vec<RoundFigure> = acc
+        .reps
+        .iter()
+        .map(|(round, r)| RoundFigure {
+            round: *round,
+            throughput_per_sec: r.throughput_per_sec,
+            vs_baseline: base.and_then(|(_, b)| {
+                let (_, br) = b.reps.iter().find(|(br, _)| br == round)?;
+                (br.throughput_per_sec > 0.0).then(|| r.throughput_per_sec / br.throughput_per_sec)
+            }),
+        })
+        .collect();
+    let ratios: Vec<f64> = per_round.iter().filter_map(|f| f.vs_baseline).collect();
+    let vs_base = median_estimate(&ratios);
     let stalled = reps.iter().find_map(|r| r.stalled.clone());
     let invariant_example = reps.iter().find_map(|r| r.invariant_example.clone());
     RunResult {
@@ -338,16 +397,19 @@ fn summarize(
         throughput_per_sec: spread.median,
         spread_wide: reps.len() > 1 && spread.relative > 0.10,
         throughput_spread: spread,
+        per_round,
         repeat: reps.len(),
-        latency_ns: LatencySummary::of(&entry, npt),
-        passage_ns: LatencySummary::of(&passage, npt),
+        latency_ns: lat(|l| &l.entry),
+        passage_ns: lat(|l| &l.passage),
+        exit_ns: lat(|l| &l.exit),
         per_thread_passages: per_thread.iter().map(|t| t.passages).collect(),
         per_thread,
         windows_uneven,
         fairness_jain: fairness.jain,
         fairness,
         concurrency: med.inside.map(|(mean, max)| Concurrency { mean, max }),
-        safety_checked: opts.check,
+        safety_checked: med.oracle != OracleKind::None,
+        oracle: med.oracle.name().to_string(),
         safety_violations: reps.iter().map(|r| r.violations).sum(),
         invariant_failures: reps.iter().map(|r| r.invariant_failures).sum(),
         invariant_example,
@@ -355,8 +417,10 @@ fn summarize(
         rmr: None,
         trace,
         stalled,
-        baseline: baseline.map(|b| b.0.to_string()),
-        throughput_vs_baseline: baseline.and_then(|(_, b)| (b > 0.0).then(|| spread.median / b)),
+        baseline: base.map(|b| b.0.to_string()),
+        throughput_vs_baseline: vs_base.map(|e| e.median),
+        throughput_vs_baseline_interval: vs_base.and_then(|e| e.interval),
+        throughput_vs_baseline_differs: vs_base.and_then(|e| e.interval).map(|i| !i.contains(1.0)),
         pin: format!("{:?}", opts.pin).to_lowercase(),
         smt: opts.smt,
         oversubscribed,
@@ -369,17 +433,18 @@ fn summarize(
             StopRule::Passages(n) => format!("passages {n} per thread"),
         },
         warmup_ns: opts.warmup.as_nanos() as u64,
-        harness_overhead_ns: overhead,
+        harness_overhead_ns: ctx.overhead,
+        harness_fidelity: ctx.fidelity.clone(),
         latency_sample: spec.latency_sample,
         ns_per_tick: npt,
         warnings,
-        host: host.clone(),
+        host: ctx.host.clone(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         timestamp: now_secs(),
     }
 }
 
-fn merge_traces(reps: &[Repetition], problem: Problem, k: usize) -> Option<TraceReport> {
+fn merge_traces(reps: &[&Repetition], problem: Problem, k: usize) -> Option<TraceReport> {
     let mut merged: Option<TraceReport> = None;
     for r in reps {
         let Some((records, truncated)) = &r.trace else {
@@ -413,6 +478,75 @@ fn merge_traces(reps: &[Repetition], problem: Problem, k: usize) -> Option<Trace
     merged
 }
 
+/// The oracle a run of `entry` uses under `choice`.
+fn oracle_for(choice: OracleArg, entry: &LockEntry, k: usize) -> OracleKind {
+    let problem = entry.info.problem;
+    match choice {
+        OracleArg::Auto => OracleKind::default_for(problem, k),
+        OracleArg::SelfCheck => OracleKind::SelfCheck.for_lock(problem, k),
+        OracleArg::Counting => OracleKind::Counting,
+        OracleArg::None => OracleKind::None,
+    }
+}
+
+/// A run of `entry` at `threads` threads with the defaults of a timing run (no think time,
+/// empty critical section, default oracle), pinned by `placement`: the template that
+/// `fidelity` and the header's fidelity figure measure.
+fn fidelity_template(
+    entry: LockEntry,
+    threads: usize,
+    placement: &[usize],
+    policy: WaitPolicy,
+    duration: Duration,
+    warmup: Duration,
+    latency_sample: u64,
+) -> RunSpec {
+    let k = 1;
+    RunSpec {
+        oracle: oracle_for(OracleArg::Auto, &entry, k),
+        entry,
+        threads,
+        slots: threads,
+        k,
+        mix: Mix::Distinct,
+        cs: Duration::ZERO,
+        think: Duration::ZERO,
+        cs_lines: 0,
+        stop: StopRule::Duration(duration),
+        warmup,
+        trace: false,
+        latency_sample,
+        trace_capacity: 0,
+        cpus: (0..threads)
+            .map(|t| crate::runner::topology::cpu_for(placement, t))
+            .collect(),
+        policy,
+        counters: counters::default_specs(),
+        stall_timeout: Duration::from_secs(10),
+        seed: 1,
+    }
+}
+
+/// The harness's cost above an empty loop, ns per passage: `noop` in the default loop against
+/// `noop` in the bare loop, at one thread.
+fn noop_overhead(placement: &[usize], latency_sample: u64, rounds: usize) -> Result<FidelityPoint> {
+    let noop = lookup("noop")?;
+    let t = fidelity_template(
+        noop,
+        1,
+        placement,
+        WaitPolicy::Spin,
+        Duration::from_millis(30),
+        Duration::from_millis(10),
+        latency_sample,
+    );
+    Ok(fidelity::measure(&t, rounds)?)
+}
+
+/// The lock whose fidelity every `run` reports in its header: the fastest uncontended lock of
+/// the common baselines, so the figure is the harshest one.
+const FIDELITY_REFERENCE: &str = "parking-lot-mutex";
+
 /// `lockbench run`: returns the process exit code.
 pub fn run(args: &RunArgs) -> Result<i32> {
     let opts = RunOptions::resolve(args)?;
@@ -432,133 +566,195 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     for w in &plan.warnings {
         let _ = writeln!(err, "warning: {w}");
     }
-    let overhead = timing_overhead_ns(opts.latency_sample);
+    // Calibrations, before anything is measured: what timing one passage costs (which sets
+    // the sampling rate), what the harness adds to an empty loop, and the harness/bare ratio
+    // of a reference lock.
+    let latency_sample = opts
+        .latency_sample
+        .unwrap_or_else(|| auto_latency_sample(timed_passage_cost_ns()));
+    let latency_sample = if opts.trace { 1 } else { latency_sample };
+    let overhead = noop_overhead(&plan.placement, latency_sample, 5)?
+        .added_ns_per_passage
+        .unwrap_or(0.0);
+    let fidelity = {
+        let t = fidelity_template(
+            lookup(FIDELITY_REFERENCE)?,
+            1,
+            &plan.placement,
+            WaitPolicy::Spin,
+            Duration::from_millis(60),
+            Duration::from_millis(20),
+            latency_sample,
+        );
+        match fidelity::measure(&t, 3) {
+            Ok(f) => Some(f),
+            Err(e) => {
+                let _ = writeln!(err, "warning: harness fidelity not measured: {e}");
+                None
+            }
+        }
+    };
+    let rounds = opts.repeat;
     let _ = writeln!(
         err,
-        "lockbench: {} runs ({} thread count{}), oracle {}, results in {}",
+        "lockbench: {} runs × {rounds} round{} (each round runs every one once, shuffled){}, results in {}",
         plan.runs.len(),
-        plan.thread_counts.len(),
-        if plan.thread_counts.len() == 1 {
-            ""
-        } else {
-            "s"
-        },
-        if opts.check { "on" } else { "off" },
+        if rounds == 1 { "" } else { "s" },
+        if opts.check { "" } else { ", oracle off" },
         store.dir().display()
     );
-    let mut results: Vec<RunResult> = Vec::new();
-    let mut failures: Vec<String> = Vec::new();
-    let mut baseline_tp: Option<(String, f64)> = None;
-    for (i, p) in plan.runs.iter().enumerate() {
-        let (_, policy, oversubscribed) = plan
-            .policy_for
-            .iter()
-            .copied()
-            .find(|(t, _, _)| *t == p.threads)
-            .expect("every thread count has a policy");
-        let cpus: Vec<Option<usize>> = (0..p.threads)
-            .map(|t| crate::runner::topology::cpu_for(&plan.placement, t))
-            .collect();
-        let spec = RunSpec {
-            entry: p.entry.clone(),
-            threads: p.threads,
-            slots: opts.slots.unwrap_or(p.threads).max(p.threads),
-            k: opts.k,
-            mix: p.mix.clone(),
-            cs: opts.cs,
-            think: opts.think,
-            cs_lines: opts.cs_lines,
-            stop: opts.stop,
-            warmup: opts.warmup,
-            check: opts.check,
-            trace: opts.trace,
-            trace_capacity: 1 << 20,
-            latency_sample: if opts.trace { 1 } else { opts.latency_sample },
-            cpus,
-            policy,
-            counters: counter_specs.clone(),
-            stall_timeout: opts.stall_timeout,
-            seed: opts.seed,
-        };
-        let mut reps = Vec::with_capacity(opts.repeat);
-        let mut failed = None;
-        for _ in 0..opts.repeat {
-            match run_once(&spec) {
-                Ok(r) => {
-                    let stalled = r.stalled.is_some();
-                    reps.push(r);
-                    if stalled {
-                        break;
-                    }
-                }
-                Err(e) => {
-                    failed = Some(e.to_string());
-                    break;
-                }
+    let _ = writeln!(
+        err,
+        "lockbench: latency from 1 passage in {latency_sample} at random; harness adds {overhead:.1} ns per passage{}",
+        fidelity
+            .as_ref()
+            .map(|f| format!(
+                "; fidelity ({} at 1 thread, harness/bare) {}",
+                f.lock,
+                crate::report::estimate(&f.ratio)
+            ))
+            .unwrap_or_default()
+    );
+    let ctx = Shared {
+        opts: &opts,
+        host: &host,
+        overhead,
+        fidelity,
+    };
+
+    let specs: Vec<(RunSpec, bool)> = plan
+        .runs
+        .iter()
+        .map(|p| {
+            let (_, policy, oversubscribed) = plan
+                .policy_for
+                .iter()
+                .copied()
+                .find(|(t, _, _)| *t == p.threads)
+                .expect("every thread count has a policy");
+            let spec = RunSpec {
+                entry: p.entry.clone(),
+                threads: p.threads,
+                slots: opts.slots.unwrap_or(p.threads).max(p.threads),
+                k: opts.k,
+                mix: p.mix.clone(),
+                cs: opts.cs,
+                think: opts.think,
+                cs_lines: opts.cs_lines,
+                stop: opts.stop,
+                warmup: opts.warmup,
+                oracle: oracle_for(opts.oracle, &p.entry, opts.k),
+                trace: opts.trace,
+                trace_capacity: 1 << 20,
+                latency_sample,
+                cpus: (0..p.threads)
+                    .map(|t| crate::runner::topology::cpu_for(&plan.placement, t))
+                    .collect(),
+                policy,
+                counters: counter_specs.clone(),
+                stall_timeout: opts.stall_timeout,
+                seed: opts.seed,
+            };
+            (spec, oversubscribed)
+        })
+        .collect();
+    // The baseline run of each run's configuration (threads, mix).
+    let base_of: Vec<Option<usize>> = plan
+        .runs
+        .iter()
+        .map(|p| {
+            if p.is_baseline {
+                return None;
             }
-        }
-        if let Some(e) = failed {
-            let _ = writeln!(
-                err,
-                "[{}/{}] {} failed: {e}",
-                i + 1,
-                plan.runs.len(),
-                p.entry.info.name
-            );
-            failures.push(e);
-            if reps.is_empty() {
-                continue;
-            }
-        }
-        let warnings: Vec<String> = plan
-            .warnings
+            plan.runs
+                .iter()
+                .position(|b| b.is_baseline && b.threads == p.threads && b.mix == p.mix)
+        })
+        .collect();
+    let warnings_of = |p: &Planned| -> Vec<String> {
+        plan.warnings
             .iter()
             .filter(|w| w.starts_with(&format!("{} threads", p.threads)))
             .cloned()
-            .collect();
-        let base = if p.is_baseline {
-            None
-        } else {
-            baseline_tp.as_ref().map(|(n, v)| (n.as_str(), *v))
-        };
-        let result = summarize(
+            .collect()
+    };
+    let mut accs: Vec<PointAcc> = plan.runs.iter().map(|_| PointAcc::new()).collect();
+    let mut results: Vec<Option<RunResult>> = vec![None; plan.runs.len()];
+    let result_of = |i: usize, accs: &[PointAcc]| -> RunResult {
+        let p = &plan.runs[i];
+        let base = base_of[i].map(|b| (plan.runs[b].entry.info.name, &accs[b]));
+        summarize(
             p,
-            &spec,
-            &reps,
-            &opts,
-            &host,
-            overhead,
-            warnings,
-            base,
-            oversubscribed,
-        );
-        if p.is_baseline {
-            baseline_tp = Some((result.lock.clone(), result.throughput_per_sec));
+            &specs[i].0,
+            &accs[i],
+            &ctx,
+            warnings_of(p),
+            base.filter(|(_, b)| !b.reps.is_empty()),
+            specs[i].1,
+        )
+    };
+    let total = plan.runs.len() * rounds;
+    let mut done = 0;
+    for round in 0..rounds {
+        let mut order: Vec<usize> = (0..plan.runs.len()).collect();
+        shuffle(&mut order, opts.seed, round as u64);
+        for i in order {
+            done += 1;
+            let p = &plan.runs[i];
+            if accs[i].failed.is_some() || accs[i].stalled() {
+                continue;
+            }
+            match run_once(&specs[i].0) {
+                Ok(r) => accs[i].push(round, r),
+                Err(e) => {
+                    let _ = writeln!(
+                        err,
+                        "[{done}/{total}] {} t={} {} failed: {e}",
+                        p.entry.info.name, p.threads, p.mix
+                    );
+                    accs[i].failed = Some(e.to_string());
+                    continue;
+                }
+            }
+            // Saved now, so nothing measured is lost; rewritten as later rounds add to it.
+            let result = result_of(i, &accs);
+            let path = store.save_slot(i, &result)?;
+            let last = &accs[i].reps.last().expect("just pushed").1;
+            let _ = writeln!(
+                err,
+                "[{done}/{total}] round {}: {} t={} {}: {}{}{} -> {}",
+                round + 1,
+                result.lock,
+                result.threads,
+                result.mix,
+                rate(last.throughput_per_sec),
+                if last.violations > 0 {
+                    format!(", {} SAFETY VIOLATIONS", last.violations)
+                } else {
+                    String::new()
+                },
+                if last.stalled.is_some() {
+                    ", STALLED"
+                } else {
+                    ""
+                },
+                path.display()
+            );
+            results[i] = Some(result);
         }
-        let path = store.save(&result)?;
-        let _ = writeln!(
-            err,
-            "[{}/{}] {} t={} {}: {}{}{} -> {}",
-            i + 1,
-            plan.runs.len(),
-            result.lock,
-            result.threads,
-            result.mix,
-            rate(result.throughput_per_sec),
-            if result.safety_violations > 0 {
-                format!(", {} SAFETY VIOLATIONS", result.safety_violations)
-            } else {
-                String::new()
-            },
-            if result.stalled.is_some() {
-                ", STALLED"
-            } else {
-                ""
-            },
-            path.display()
-        );
-        results.push(result);
     }
+    // Final figures: every ratio paired over all rounds.
+    let mut final_results = Vec::new();
+    for i in 0..plan.runs.len() {
+        if accs[i].reps.is_empty() {
+            continue;
+        }
+        let r = result_of(i, &accs);
+        store.save_slot(i, &r)?;
+        final_results.push(r);
+    }
+    let results = final_results;
+    let failures: Vec<&String> = accs.iter().filter_map(|a| a.failed.as_ref()).collect();
 
     let out = opts.format.exporter().export(&results);
     let mut stdout = std::io::stdout().lock();
@@ -612,6 +808,133 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         code = 1;
     }
     Ok(code)
+}
+
+/// Shuffles `v` (Fisher–Yates) with the generator of round `round` of `seed`.
+fn shuffle(v: &mut [usize], seed: u64, round: u64) {
+    let mut rng = Rng::new(seed ^ 0x0DD5_EED5, round);
+    for i in (1..v.len()).rev() {
+        let j = rng.below(i as u64 + 1) as usize;
+        v.swap(i, j);
+    }
+}
+
+/// The locks `fidelity` measures by default: the common baselines.
+pub const FIDELITY_LOCKS: [&str; 4] = ["parking-lot-mutex", "spin-ticket", "std-mutex", "ticket"];
+
+/// `lockbench fidelity`: harness against bare loop, interleaved, per lock and thread count.
+pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
+    let duration = parse_duration(&args.duration)
+        .map_err(|e| UsageError(format!("--duration {:?}: {e}", args.duration)))?;
+    let warmup = parse_duration(&args.warmup)
+        .map_err(|e| UsageError(format!("--warmup {:?}: {e}", args.warmup)))?;
+    if duration.is_zero() {
+        return Err(UsageError("--duration must be longer than 0 (e.g. 200ms)".into()).into());
+    }
+    if args.rounds == 0 {
+        return Err(UsageError("--rounds must be at least 1".into()).into());
+    }
+    if !matches!(args.format, Format::Table | Format::Json) {
+        return Err(UsageError("fidelity prints --format table or json".into()).into());
+    }
+    let names: Vec<String> = args
+        .lock
+        .clone()
+        .unwrap_or_else(|| FIDELITY_LOCKS.iter().map(|s| s.to_string()).collect());
+    let entries = names
+        .iter()
+        .map(|n| lookup(n.trim()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(e) = entries.iter().find(|e| e.info.problem != Problem::Mutex) {
+        return Err(UsageError(format!(
+            "{} is not a mutual-exclusion lock: fidelity runs every thread in its own session, which only a mutex serves",
+            e.info.name
+        ))
+        .into());
+    }
+    let topo = Topology::detect().context("reading the CPU topology")?;
+    let placement = topo.placement(PinMode::Physical, false);
+    let cores = placement.len().max(1);
+    let threads =
+        args.threads
+            .clone()
+            .unwrap_or_else(|| if cores > 1 { vec![1, cores] } else { vec![1] });
+    if threads.is_empty() || threads.contains(&0) {
+        return Err(UsageError("--threads must be at least 1 (e.g. --threads 1,2)".into()).into());
+    }
+    if let Some(t) = threads.iter().find(|&&t| t > cores) {
+        return Err(UsageError(format!(
+            "{t} threads but {cores} physical cores: fidelity measures pinned threads, one per core"
+        ))
+        .into());
+    }
+    let store = Store::create(&args.out)?;
+    let latency_sample = auto_latency_sample(timed_passage_cost_ns());
+    let err = &mut std::io::stderr();
+    let mut points = Vec::new();
+    let noop = noop_overhead(&placement, latency_sample, args.rounds)?;
+    let _ = writeln!(
+        err,
+        "noop at 1 thread: the harness adds {:.2} ns per passage to an empty loop",
+        noop.added_ns_per_passage.unwrap_or(0.0)
+    );
+    points.push(noop);
+    for &t in &threads {
+        for e in &entries {
+            let spec = fidelity_template(
+                e.clone(),
+                t,
+                &placement,
+                WaitPolicy::Spin,
+                duration,
+                warmup,
+                latency_sample,
+            );
+            let f = fidelity::measure(&spec, args.rounds)?;
+            let _ = writeln!(
+                err,
+                "{} t={t}: harness/bare {}",
+                f.lock,
+                crate::report::estimate(&f.ratio)
+            );
+            points.push(f);
+            store.save_json("fidelity.json", &points)?;
+        }
+    }
+    let mut out = String::new();
+    if args.format == Format::Json {
+        out = serde_json::to_string_pretty(&points)? + "\n";
+    } else {
+        out.push_str(&format!(
+            "harness (default loop: {} oracle, 1 passage in {latency_sample} timed) against a bare loop of the same lock; {} interleaved rounds of {} each\n",
+            "default",
+            args.rounds,
+            format_duration(duration)
+        ));
+        let header = format!(
+            "{:<18} {:>3}  {:>12}  {:>12}  {:<30} {:>14}",
+            "lock", "thr", "bare", "harness", "harness/bare [interval]", "added ns/pass"
+        );
+        out.push_str(&header);
+        out.push('\n');
+        out.push_str(&"-".repeat(header.chars().count()));
+        out.push('\n');
+        for f in &points {
+            out.push_str(&format!(
+                "{:<18} {:>3}  {:>12}  {:>12}  {:<30} {:>14}\n",
+                f.lock,
+                f.threads,
+                rate(f.bare_per_sec),
+                rate(f.harness_per_sec),
+                crate::report::estimate(&f.ratio),
+                f.added_ns_per_passage
+                    .map_or("-".to_string(), |ns| format!("{ns:.2}")),
+            ));
+        }
+        out.push_str(&format!("results saved in {}\n", store.dir().display()));
+    }
+    print!("{out}");
+    Ok(0)
 }
 
 /// `lockbench verify`: exit code 0 when safe, 1 on a violation.

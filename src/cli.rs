@@ -31,6 +31,9 @@ pub enum Command {
     /// Explore interleavings of a lock on a scheduled memory and check its safety property
     /// after every step.
     Verify(VerifyArgs),
+    /// Measure the observer effect: the harness's default loop against a bare loop of the same
+    /// lock, in interleaved rounds, at 1 thread and at every physical core.
+    Fidelity(FidelityArgs),
 }
 
 /// Formats of `list`.
@@ -50,6 +53,23 @@ pub enum WaitArg {
     Spin,
     /// Spin a little, then yield the CPU between tries (right when oversubscribed).
     Yield,
+}
+
+/// Which safety oracle runs check with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OracleArg {
+    /// The self-checking critical section for mutual exclusion (and k = 1), the counting
+    /// oracle for GME and k-exclusion.
+    Auto,
+    /// Plain loads and stores in the critical section: an id (GME: the session) written on
+    /// entry and read back before exit, and a shared checksum compared at the end.
+    SelfCheck,
+    /// Atomic counts of who is inside, on a line of the oracle's own: exact, and the source of
+    /// the concurrency figures, at the cost of two atomic read-modify-writes per passage.
+    Counting,
+    /// No check (as --no-check).
+    None,
 }
 
 /// Options of `run`. Every option may also come from `--config FILE.toml` (same names, with
@@ -91,7 +111,9 @@ pub struct RunArgs {
     /// Warm-up before measuring (default 100ms).
     #[arg(long)]
     pub warmup: Option<String>,
-    /// Repetitions of each run; the median is reported with the spread (default 1).
+    /// Rounds: every (lock, configuration) runs once per round, in a shuffled order, so drift
+    /// of a shared machine hits every lock alike; ratios to the baseline are paired within a
+    /// round and reported as a median with a confidence interval (default 5).
     #[arg(long)]
     pub repeat: Option<usize>,
     /// Lock every other is compared with (default ticket).
@@ -119,12 +141,16 @@ pub struct RunArgs {
     /// How waiting threads wait (default spin; yield when oversubscribed).
     #[arg(long, value_enum)]
     pub wait: Option<WaitArg>,
-    /// Remove the safety oracle from timed runs.
-    #[arg(long)]
+    /// Remove the safety oracle from timed runs (as --oracle none).
+    #[arg(long, conflicts_with = "oracle")]
     pub no_check: bool,
-    /// Time every N-th passage only (a power of two; default 1 = every passage): two clock
-    /// reads per passage cost more than some locks, so sampling shows them with less
-    /// disturbance. Throughput is unaffected; latency histograms hold 1/N of the passages.
+    /// Safety oracle: auto (self-check for mutual exclusion, counting for GME and
+    /// k-exclusion), self-check, counting or none (default auto).
+    #[arg(long, value_enum)]
+    pub oracle: Option<OracleArg>,
+    /// Time one passage in N, chosen at random (geometric gaps, so no aliasing with periodic
+    /// hand-offs); 1 times every passage. Default: N such that timing costs at most 0.5 ns per
+    /// passage on average on this machine. Throughput is unaffected.
     #[arg(long)]
     pub latency_sample: Option<u64>,
     /// Trace every passage and check FCFS, concurrent entry and FIFE from the trace.
@@ -175,4 +201,31 @@ pub struct VerifyArgs {
     /// Output as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Options of `fidelity`.
+#[derive(Args, Debug)]
+pub struct FidelityArgs {
+    /// Locks to measure (default: parking-lot-mutex, spin-ticket, std-mutex, ticket; `noop`
+    /// is always added at 1 thread: the harness's cost above an empty loop).
+    #[arg(long, value_delimiter = ',')]
+    pub lock: Option<Vec<String>>,
+    /// Thread counts (default 1 and every physical core).
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Option<Vec<usize>>,
+    /// Rounds per point; each runs the bare loop and the harness once (default 7).
+    #[arg(long, default_value_t = 7)]
+    pub rounds: usize,
+    /// Measured time of each loop in each round (default 200ms).
+    #[arg(long, default_value = "200ms")]
+    pub duration: String,
+    /// Warm-up of each loop (default 50ms).
+    #[arg(long, default_value = "50ms")]
+    pub warmup: String,
+    /// Output format: table or json (default table).
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: Format,
+    /// Directory the results are saved under (default reports/).
+    #[arg(long, default_value = "reports")]
+    pub out: PathBuf,
 }

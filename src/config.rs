@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::cli::{RunArgs, WaitArg};
+use crate::cli::{OracleArg, RunArgs, WaitArg};
 use crate::report::Format;
 use crate::runner::exec::StopRule;
 use crate::runner::topology::PinMode;
@@ -90,8 +90,10 @@ pub struct ConfigFile {
     pub oversubscribe: Option<bool>,
     /// Wait policy.
     pub wait: Option<WaitArg>,
-    /// Safety oracle.
+    /// Safety oracle on (false: as `oracle = "none"`).
     pub check: Option<bool>,
+    /// Which safety oracle.
+    pub oracle: Option<OracleArg>,
     /// Tracing.
     pub trace: Option<bool>,
     /// Latency sampling (every N-th passage).
@@ -146,6 +148,13 @@ impl ConfigFile {
     }
 }
 
+/// Measured time of each run in each round, by default.
+pub const DEFAULT_DURATION: &str = "200ms";
+/// Warm-up of each run, by default.
+pub const DEFAULT_WARMUP: &str = "50ms";
+/// Rounds, by default: enough for a 94% interval of each paired ratio.
+pub const DEFAULT_ROUNDS: usize = 5;
+
 /// The options of `run` after layering, parsed and validated.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
@@ -187,12 +196,14 @@ pub struct RunOptions {
     pub oversubscribe: bool,
     /// Wait policy, if given.
     pub wait: Option<WaitArg>,
-    /// Run the oracle.
+    /// Run an oracle (false: `oracle` is `None`).
     pub check: bool,
+    /// Which oracle.
+    pub oracle: OracleArg,
     /// Trace passages.
     pub trace: bool,
-    /// Time every N-th passage (a power of two).
-    pub latency_sample: u64,
+    /// Time one passage in N at random (None: chosen for this machine).
+    pub latency_sample: Option<u64>,
     /// Counter list as given (None: defaults).
     pub counters: Option<String>,
     /// Stall timeout.
@@ -274,7 +285,7 @@ impl RunOptions {
             (Some(0), _) => return usage("--passages must be at least 1"),
             (Some(n), _) => StopRule::Passages(n),
             (None, d) => {
-                let d = duration("duration", d.unwrap_or("1s"))?;
+                let d = duration("duration", d.unwrap_or(DEFAULT_DURATION))?;
                 if d.is_zero() {
                     return usage("--duration must be longer than 0 (e.g. --duration 2s)");
                 }
@@ -286,9 +297,9 @@ impl RunOptions {
             args.warmup
                 .as_deref()
                 .or(file.warmup.as_deref())
-                .unwrap_or("100ms"),
+                .unwrap_or(DEFAULT_WARMUP),
         )?;
-        let repeat = args.repeat.or(file.repeat).unwrap_or(1);
+        let repeat = args.repeat.or(file.repeat).unwrap_or(DEFAULT_ROUNDS);
         if repeat == 0 {
             return usage("--repeat must be at least 1");
         }
@@ -302,12 +313,24 @@ impl RunOptions {
         if stall_timeout.is_zero() {
             return usage("--stall-timeout must be longer than 0 (e.g. 10s)");
         }
-        let latency_sample = args.latency_sample.or(file.latency_sample).unwrap_or(1);
-        if latency_sample == 0 || !latency_sample.is_power_of_two() {
-            return usage(format!(
-                "--latency-sample {latency_sample}: time every N-th passage, N a power of two (1, 2, 4, …)"
-            ));
+        let latency_sample = args.latency_sample.or(file.latency_sample);
+        if latency_sample == Some(0) {
+            return usage(
+                "--latency-sample 0: time one passage in N, N at least 1 (1 times every passage)",
+            );
         }
+        if file.check == Some(false) && matches!(file.oracle, Some(o) if o != OracleArg::None) {
+            return usage(
+                "the config sets check = false and an oracle: keep one of them (oracle = \"none\" is check = false)",
+            );
+        }
+        // The command line wins over the file; `--no-check` is `--oracle none`.
+        let oracle = match (args.no_check, args.oracle, file.oracle, file.check) {
+            (true, _, _, _) => OracleArg::None,
+            (false, Some(o), _, _) | (false, None, Some(o), _) => o,
+            (false, None, None, Some(false)) => OracleArg::None,
+            (false, None, None, _) => OracleArg::Auto,
+        };
         let slots = args.slots.or(file.slots);
         if slots == Some(0) {
             return usage("--slots must be at least 1 (the processes a lock is built for)");
@@ -343,7 +366,8 @@ impl RunOptions {
             smt: args.smt || file.smt.unwrap_or(false),
             oversubscribe: args.oversubscribe || file.oversubscribe.unwrap_or(false),
             wait: args.wait.or(file.wait),
-            check: !args.no_check && file.check.unwrap_or(true),
+            check: oracle != OracleArg::None,
+            oracle,
             trace: args.trace || file.trace.unwrap_or(false),
             latency_sample,
             counters: args.counters.clone().or(file.counters),

@@ -334,8 +334,8 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         "unknown baseline",
     );
     bad(
-        &["run", "--lock", "ticket", "--latency-sample", "3"],
-        "power of two",
+        &["run", "--lock", "ticket", "--latency-sample", "0"],
+        "at least 1",
     );
     bad(
         &["run", "--lock", "ticket", "--counters", "cycles,bogus"],
@@ -428,6 +428,8 @@ fn assert_fcfs_in_traces(locks: &str, passages: u64) {
         "--trace",
         "--passages",
         &per_thread,
+        "--repeat",
+        "1",
     ];
     for r in &run_json(dir.path(), &args) {
         let t = &r["trace"];

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use lockbench::check::OracleKind;
 use lockbench::locks::{registry, LockEntry, Problem};
 use lockbench::mem::WaitPolicy;
 use lockbench::metrics::counters::CounterSpec;
@@ -31,7 +32,7 @@ fn spec(
         cs_lines: 1,
         stop: StopRule::Passages(passages),
         warmup: Duration::ZERO,
-        check: true,
+        oracle: OracleKind::Counting,
         trace: false,
         trace_capacity: 0,
         latency_sample: 1,

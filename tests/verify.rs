@@ -142,6 +142,7 @@ fn test_entry(name: &'static str, scheduled: lockbench::locks::Builder) -> LockE
             notes: "",
         },
         native: scheduled,
+        bench: |_, _| Err(lockbench::runner::exec::RunFailure("verify only".into())),
         scheduled: Some(scheduled),
     }
 }

@@ -133,13 +133,25 @@ pub struct LockInfo {
 /// Builds a lock from its parameters.
 pub type Builder = fn(&Params) -> Box<dyn Lock>;
 
+/// Runs one measured repetition of a lock on native memory, with the passage loop (harness or
+/// bare) monomorphised for the lock's concrete type: no dynamic call on the hot path, so the
+/// lock's fast path inlines into the loop as it does in the lock's own benchmarks. Made by
+/// [`generic_entry!`] and [`native_entry!`] from [`crate::runner::exec::run_typed`].
+pub type Bench = fn(
+    &crate::runner::exec::RunSpec,
+    crate::runner::exec::LoopKind,
+) -> Result<crate::runner::exec::Repetition, crate::runner::exec::RunFailure>;
+
 /// One registry entry.
 #[derive(Clone)]
 pub struct LockEntry {
     /// Metadata.
     pub info: LockInfo,
-    /// Builds the lock on native memory (for timing).
+    /// Builds the lock on native memory behind a dynamic interface (tests and tools that do
+    /// not time it).
     pub native: Builder,
+    /// Runs it on native memory, monomorphised (every timed run goes through this).
+    pub bench: Bench,
     /// Builds the same algorithm on the scheduled memory (for `verify`); `None` for locks not
     /// written over the register abstraction.
     pub scheduled: Option<Builder>,
@@ -153,7 +165,24 @@ macro_rules! generic_entry {
         $crate::locks::LockEntry {
             info: $info,
             native: |p| Box::new($ty::new(p.native(), p)),
+            bench: |spec, kind| {
+                $crate::runner::exec::run_typed(spec, kind, |p| $ty::new(p.native(), p))
+            },
             scheduled: Some(|p| Box::new($ty::new($crate::mem::ScheduledMemory, p))),
+        }
+    };
+}
+
+/// Makes a [`LockEntry`] for a lock that only runs on native memory: `$build` is a
+/// non-capturing closure `|params: &Params| -> L` for a concrete `L: Lock`.
+#[macro_export]
+macro_rules! native_entry {
+    ($info:expr, $build:expr) => {
+        $crate::locks::LockEntry {
+            info: $info,
+            native: |p| Box::new(($build)(p)),
+            bench: |spec, kind| $crate::runner::exec::run_typed(spec, kind, $build),
+            scheduled: None,
         }
     };
 }

@@ -3,3 +3,4 @@
 pub mod counters;
 pub mod fairness;
 pub mod latency;
+pub mod stats;

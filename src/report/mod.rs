@@ -71,9 +71,14 @@ pub fn nanos(ns: f64) -> String {
 
 /// The columns shared by the table, CSV and Markdown exports: (header, cell).
 fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
-    let ratio = r
-        .throughput_vs_baseline
-        .map_or("-".into(), |x| format!("{x:.2}x"));
+    let ratio = match (r.throughput_vs_baseline, r.throughput_vs_baseline_interval) {
+        (None, _) => "-".to_string(),
+        (Some(x), None) => format!("{x:.2}x"),
+        (Some(_), Some(i)) if i.contains(1.0) => {
+            format!("no diff [{:.2}–{:.2}]", i.low, i.high)
+        }
+        (Some(x), Some(i)) => format!("{x:.2}x [{:.2}–{:.2}]", i.low, i.high),
+    };
     let inside = r
         .concurrency
         .map_or("-".into(), |c| format!("{:.2}/{}", c.mean, c.max));
@@ -105,6 +110,8 @@ fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
         ("p99", nanos(r.latency_ns.p99)),
         ("p99.9", nanos(r.latency_ns.p999)),
         ("max", nanos(r.latency_ns.max)),
+        ("exit p99", nanos(r.exit_ns.p99)),
+        ("samples", r.latency_ns.count.to_string()),
         ("jain", format!("{:.3}", r.fairness_jain)),
         ("inside", inside),
         ("safety", safety),
@@ -124,6 +131,42 @@ fn note(r: &RunResult) -> String {
         notes.push("oversubscribed");
     }
     notes.join(", ")
+}
+
+/// `0.97 [0.95–0.99]`: a median and its interval.
+pub fn estimate(e: &crate::metrics::stats::Estimate) -> String {
+    match e.interval {
+        Some(i) => format!(
+            "{:.3} [{:.3}–{:.3}, {:.0}%]",
+            e.median,
+            i.low,
+            i.high,
+            i.level * 100.0
+        ),
+        None => format!("{:.3}", e.median),
+    }
+}
+
+/// The oracles of a set of results: `self-check (mutex), counting (gme)`.
+fn oracle_summary(results: &[RunResult]) -> String {
+    let mut seen: Vec<(String, Vec<String>)> = Vec::new();
+    for r in results {
+        match seen.iter_mut().find(|(o, _)| *o == r.oracle) {
+            Some((_, problems)) => {
+                if !problems.contains(&r.problem) {
+                    problems.push(r.problem.clone());
+                }
+            }
+            None => seen.push((r.oracle.clone(), vec![r.problem.clone()])),
+        }
+    }
+    if seen.len() == 1 {
+        return seen.remove(0).0;
+    }
+    seen.iter()
+        .map(|(o, p)| format!("{o} ({})", p.join(", ")))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Aligned plain-text table.
@@ -165,14 +208,27 @@ impl Exporter for Table {
         let first = &results[0];
         let _ = writeln!(
             out,
-            "latency = entry (request → inside); throughput over the measured window; cs {}, think {}, {}; oracle {}; wait {}{}",
+            "latency = entry (request → inside), from 1 passage in {} timed at random (samples); throughput over the measured window; cs {}, think {}, {} × {} round{}; oracle {}; wait {}{}",
+            first.latency_sample,
             nanos(first.cs_ns as f64),
             nanos(first.think_ns as f64),
             first.stop,
-            if first.safety_checked { "on" } else { "off (--no-check)" },
+            first.repeat,
+            if first.repeat == 1 { "" } else { "s" },
+            oracle_summary(results),
             first.wait_policy,
             if first.slots > first.threads { format!("; locks built for {} processes", first.slots) } else { String::new() },
         );
+        if let Some(f) = &first.harness_fidelity {
+            let _ = writeln!(
+                out,
+                "harness fidelity: {} at {} thread, harness/bare throughput {}; harness adds {:.1} ns per passage (noop against an empty loop)",
+                f.lock,
+                f.threads,
+                estimate(&f.ratio),
+                first.harness_overhead_ns,
+            );
+        }
         out.push_str(&line(headers.clone()));
         let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
         out.push_str(&line(rule.iter().map(|s| s.as_str()).collect()));

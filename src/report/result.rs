@@ -9,6 +9,8 @@ use crate::check::trace::TraceReport;
 use crate::metrics::counters::CounterReport;
 use crate::metrics::fairness::Fairness;
 use crate::metrics::latency::LatencySummary;
+use crate::metrics::stats::Interval;
+use crate::runner::fidelity::FidelityPoint;
 use crate::runner::host::Host;
 
 /// Spread of a figure over repetitions.
@@ -80,6 +82,18 @@ pub struct ThreadResult {
     pub rate_per_sec: f64,
 }
 
+/// One round's figures of a run.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct RoundFigure {
+    /// Round (0-based); every configuration runs once per round.
+    pub round: usize,
+    /// Passages per second in that round.
+    pub throughput_per_sec: f64,
+    /// Over the baseline's throughput in the same round (null for the baseline itself, or when
+    /// the baseline did not run in that round).
+    pub vs_baseline: Option<f64>,
+}
+
 /// One (lock, configuration) run.
 #[derive(Clone, Debug, Serialize)]
 pub struct RunResult {
@@ -107,14 +121,20 @@ pub struct RunResult {
     pub throughput_per_sec: f64,
     /// Throughput spread over repetitions.
     pub throughput_spread: Spread,
+    /// Each round's throughput and paired ratio to the baseline.
+    pub per_round: Vec<RoundFigure>,
     /// The spread is wide (relative spread above 10%): the figure is not to be trusted alone.
     pub spread_wide: bool,
-    /// Repetitions.
+    /// Rounds this configuration ran in (each round runs every configuration once, in a
+    /// shuffled order).
     pub repeat: usize,
-    /// Entry latency (request → inside), ns, over all repetitions.
+    /// Entry latency (request → inside), ns, over all rounds; `count` is the number of sampled
+    /// passages it rests on.
     pub latency_ns: LatencySummary,
     /// Whole passage (request to the next request: enter, CS, exit, think), ns.
     pub passage_ns: LatencySummary,
+    /// Exit latency (the exit section, start to end: bounded exit, P3), ns.
+    pub exit_ns: LatencySummary,
     /// Passages of each thread (median repetition).
     pub per_thread_passages: Vec<u64>,
     /// Each thread's CPU, window and rate (median repetition).
@@ -128,8 +148,11 @@ pub struct RunResult {
     pub fairness: Fairness,
     /// Processes inside together (null when the oracle was off).
     pub concurrency: Option<Concurrency>,
-    /// Whether the safety oracle ran.
+    /// Whether a safety oracle ran.
     pub safety_checked: bool,
+    /// Which: "self-check" (plain loads and stores in the critical section), "counting" (atomic
+    /// counts of who is inside) or "none".
+    pub oracle: String,
     /// Safety violations seen (all repetitions).
     pub safety_violations: u64,
     /// Failed checks of the lock's register bounds (all repetitions).
@@ -146,8 +169,13 @@ pub struct RunResult {
     pub stalled: Option<String>,
     /// Baseline the ratio is against.
     pub baseline: Option<String>,
-    /// Throughput over the baseline's in the same configuration.
+    /// Throughput over the baseline's in the same configuration: the median of the ratios
+    /// paired within each round.
     pub throughput_vs_baseline: Option<f64>,
+    /// Confidence interval of that median (null with a single round).
+    pub throughput_vs_baseline_interval: Option<Interval>,
+    /// Whether the interval excludes 1 (false: no difference shown; null with a single round).
+    pub throughput_vs_baseline_differs: Option<bool>,
     /// Pinning mode.
     pub pin: String,
     /// SMT siblings used.
@@ -166,9 +194,13 @@ pub struct RunResult {
     pub stop: String,
     /// Warm-up, ns.
     pub warmup_ns: u64,
-    /// The harness's timing cost per passage (clock reads, histogram records), ns.
+    /// What the harness's loop adds to a passage, ns: `noop` in the harness's default loop
+    /// against an empty loop, at one thread, median of interleaved rounds.
     pub harness_overhead_ns: f64,
-    /// Every N-th passage was timed (1: all); latency figures hold 1/N of the passages.
+    /// The observer effect of this invocation: harness / bare-loop throughput of one reference
+    /// lock at one thread (`lockbench fidelity` measures more).
+    pub harness_fidelity: Option<FidelityPoint>,
+    /// One passage in this many was timed, chosen at random (1: all).
     pub latency_sample: u64,
     /// Clock resolution: nanoseconds per tick.
     pub ns_per_tick: f64,

@@ -14,7 +14,8 @@ use super::RunResult;
 /// A directory of one invocation's results.
 pub struct Store {
     dir: PathBuf,
-    saved: Vec<RunResult>,
+    /// Results saved by slot ([`Store::save_slot`]), rewritten as they are refined.
+    slots: Vec<Option<RunResult>>,
 }
 
 /// UTC `YYYYMMDD-HHMMSS` for a Unix time.
@@ -74,7 +75,7 @@ impl Store {
         })?;
         Ok(Store {
             dir,
-            saved: Vec::new(),
+            slots: Vec::new(),
         })
     }
 
@@ -83,22 +84,35 @@ impl Store {
         &self.dir
     }
 
-    /// Saves one finished run now.
-    pub fn save(&mut self, r: &RunResult) -> Result<PathBuf> {
+    /// Saves the result of planned run `slot` now, replacing what was saved for that slot
+    /// before (a run refined round after round keeps one file), and rewrites `results.json`
+    /// with every slot saved so far, in slot order.
+    pub fn save_slot(&mut self, slot: usize, r: &RunResult) -> Result<PathBuf> {
         let name = format!(
             "{:03}-{}-t{}-{}.json",
-            self.saved.len() + 1,
+            slot + 1,
             r.lock,
             r.threads,
             r.mix.replace([':', ',', '/'], "_")
         );
         let path = self.dir.join(name);
         write_atomic(&path, serde_json::to_string_pretty(r)?.as_bytes())?;
-        self.saved.push(r.clone());
+        if self.slots.len() <= slot {
+            self.slots.resize(slot + 1, None);
+        }
+        self.slots[slot] = Some(r.clone());
+        let all: Vec<&RunResult> = self.slots.iter().flatten().collect();
         write_atomic(
             &self.dir.join("results.json"),
-            serde_json::to_string_pretty(&self.saved)?.as_bytes(),
+            serde_json::to_string_pretty(&all)?.as_bytes(),
         )?;
+        Ok(path)
+    }
+
+    /// Saves any serialisable value as `name` in the directory, now.
+    pub fn save_json<T: serde::Serialize>(&self, name: &str, value: &T) -> Result<PathBuf> {
+        let path = self.dir.join(name);
+        write_atomic(&path, serde_json::to_string_pretty(value)?.as_bytes())?;
         Ok(path)
     }
 }

@@ -1,5 +1,18 @@
-//! One measured run of one lock: threads pinned and started on a barrier, a warm-up, the timed
+//! One measured run of one lock: threads pinned and started on a barrier, a warm-up, the
 //! passage loop (think → enter(session) → critical section → exit), the oracle and a watchdog.
+//!
+//! The passage loop is generic over the lock's concrete type (the registry's
+//! [`Bench`](crate::locks::Bench) function instantiates [`run_typed`] per lock), over the
+//! safety checker and over tracing, so each combination compiles to its own loop with the
+//! lock's fast path inlined and nothing in it that the run did not ask for. Per passage, a
+//! default run adds a relaxed load of the phase flag, a session draw, the self-checking
+//! critical section (a plain load and store of one shared word, and a load to read it back), a countdown to
+//! the next timed passage and a store of the progress counter. One passage in
+//! `latency_sample` (at random) is timed: entry, exit and whole-passage latency.
+//!
+//! [`LoopKind::Bare`] runs the same lock in a loop with nothing else — no clock, no check, no
+//! bookkeeping, the count kept in a register and written once at the end — the reference that
+//! `lockbench fidelity` holds the harness against.
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -12,11 +25,11 @@ use hdrhistogram::Histogram;
 use quanta::Clock;
 
 use crate::check::trace::TraceRecord;
-use crate::check::Oracle;
+use crate::check::{Entry, Oracle, OracleKind, SelfCheck};
 use crate::locks::{Lock, LockEntry, Params};
 use crate::mem::{Aborted, WaitPolicy};
 use crate::metrics::counters::{CounterSample, CounterSpec, ThreadCounters};
-use crate::metrics::latency::ticks_histogram;
+use crate::metrics::latency::{ticks_histogram, SampleGaps};
 use crate::runner::topology::pin_current_thread;
 use crate::workload::{Delay, Mix, Sampler, SharedLines};
 
@@ -27,6 +40,15 @@ pub enum StopRule {
     Duration(Duration),
     /// After each thread completed this many measured passages.
     Passages(u64),
+}
+
+/// Which loop a repetition runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopKind {
+    /// The harness's passage loop: workload, oracle, sampled latencies, counters, traces.
+    Harness,
+    /// `enter; exit` and a count, nothing else (needs a [`StopRule::Duration`]).
+    Bare,
 }
 
 /// Everything one run needs.
@@ -53,12 +75,13 @@ pub struct RunSpec {
     pub stop: StopRule,
     /// Warm-up before measuring (excluded from every figure).
     pub warmup: Duration,
-    /// Run the safety oracle.
-    pub check: bool,
+    /// The safety oracle (a trace with the self-check records with the counting oracle, which
+    /// knows how many are inside).
+    pub oracle: OracleKind,
     /// Record a trace of every passage (doorway start/end, CS enter/exit).
     pub trace: bool,
-    /// Time every passage (1) or every N-th (a power of two): fewer clock reads per passage
-    /// when the harness's own cost matters; throughput is unaffected. Traces time every passage.
+    /// Time one passage in this many on average, chosen at random (geometric gaps); 1 times
+    /// every passage. Throughput is unaffected. Traces time every passage.
     pub latency_sample: u64,
     /// Most passages traced per thread.
     pub trace_capacity: usize,
@@ -70,8 +93,20 @@ pub struct RunSpec {
     pub counters: Vec<CounterSpec>,
     /// A run with no passage completed for this long is stopped as stalled.
     pub stall_timeout: Duration,
-    /// Seed of the session samplers.
+    /// Seed of the session samplers and of latency sampling.
     pub seed: u64,
+}
+
+impl RunSpec {
+    /// The oracle this spec's run actually uses (see [`RunSpec::oracle`]).
+    pub fn effective_oracle(&self) -> OracleKind {
+        let o = self.oracle.for_lock(self.entry.info.problem, self.k);
+        if self.trace && o == OracleKind::SelfCheck {
+            OracleKind::Counting
+        } else {
+            o
+        }
+    }
 }
 
 /// One thread's share of a repetition.
@@ -89,22 +124,57 @@ pub struct ThreadOutcome {
     pub window: (u64, u64),
 }
 
+/// Sampled latency histograms (clock ticks), merged over threads.
+pub struct Latencies {
+    /// Entry latency: request → inside.
+    pub entry: Histogram<u64>,
+    /// Whole passage: request to the same thread's next request.
+    pub passage: Histogram<u64>,
+    /// Exit latency: the exit section, start to end (bounded exit, P3).
+    pub exit: Histogram<u64>,
+}
+
+impl Latencies {
+    fn new(ns_per_tick: f64) -> Self {
+        Latencies {
+            entry: ticks_histogram(ns_per_tick),
+            passage: ticks_histogram(ns_per_tick),
+            exit: ticks_histogram(ns_per_tick),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.entry.reset();
+        self.passage.reset();
+        self.exit.reset();
+    }
+
+    /// Adds `other`'s samples.
+    pub fn add(&mut self, other: &Latencies) {
+        self.entry.add(&other.entry).expect("same bounds");
+        self.passage.add(&other.passage).expect("same bounds");
+        self.exit.add(&other.exit).expect("same bounds");
+    }
+}
+
 /// The raw outcome of one repetition.
 pub struct Repetition {
+    /// Which loop ran.
+    pub kind: LoopKind,
     /// Per thread.
     pub threads: Vec<ThreadOutcome>,
-    /// Entry latency (request → inside), ticks, merged over threads.
-    pub entry: Histogram<u64>,
-    /// Whole passage (request to next request), ticks, merged over threads.
-    pub passage: Histogram<u64>,
+    /// Sampled latencies (taken out by whoever aggregates repetitions, to keep them small).
+    pub latency: Option<Latencies>,
     /// Measured passages of all threads.
     pub passages: u64,
     /// Wall-clock measured window: first thread's start to last thread's end, ns.
     pub window_ns: f64,
     /// Passages per second over that window.
     pub throughput_per_sec: f64,
-    /// Mean and max processes inside together as the oracle saw them at entries (None without
-    /// the oracle).
+    /// The oracle that ran.
+    pub oracle: OracleKind,
+    /// Mean and max processes inside together as the counting oracle saw them at entries (None
+    /// with another oracle).
     pub inside: Option<(f64, u64)>,
     /// Safety violations the oracle saw.
     pub violations: u64,
@@ -138,11 +208,19 @@ const WARMUP: u32 = 0;
 const MEASURE: u32 = 1;
 const STOP: u32 = 2;
 
+/// The checkers' shared state: both oracles (each run uses one of them).
+struct Guards {
+    counting: Oracle,
+    self_check: SelfCheck,
+}
+
 /// State shared by the workers of one repetition.
-struct Shared {
+struct Shared<L> {
     spec: RunSpec,
-    lock: Box<dyn Lock>,
-    oracle: Oracle,
+    /// On lines of its own: the lock's words must not share a line with anything the loop
+    /// reads, or every passage of one thread would invalidate the others' copy.
+    lock: CachePadded<L>,
+    guards: Guards,
     clock: Clock,
     ns_per_tick: f64,
     phase: CachePadded<AtomicU32>,
@@ -153,17 +231,26 @@ struct Shared {
     lines: SharedLines,
 }
 
+/// A worker's own checking state.
+#[derive(Clone, Copy, Debug, Default)]
+struct CheckLocal {
+    /// Processes inside at each measured entry, summed (counting oracle).
+    inside_sum: u64,
+    /// The most inside at one measured entry (counting oracle).
+    inside_max: u64,
+    /// Read-backs of the self-check that found another tag, over the whole run.
+    violations: u64,
+}
+
 /// What a worker hands back.
 struct WorkerOut {
     p: usize,
     cpu: Option<usize>,
     pin_error: Option<String>,
-    entry: Histogram<u64>,
-    passage: Histogram<u64>,
+    latency: Latencies,
     passages: u64,
     window: (u64, u64),
-    inside_sum: u64,
-    inside_max: u64,
+    check: CheckLocal,
     counters: Vec<CounterSample>,
     trace: Vec<TraceRecord>,
     trace_truncated: bool,
@@ -178,18 +265,34 @@ pub fn ns_per_tick(clock: &Clock) -> f64 {
     clock.delta_as_nanos(0, SPAN) as f64 / SPAN as f64
 }
 
-/// Runs one repetition of `spec`.
+/// Runs one repetition of `spec` through its lock's monomorphised loop.
 pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
+    (spec.entry.bench)(spec, LoopKind::Harness)
+}
+
+/// Runs one repetition of `spec` with the lock `build` makes: the body of every registry
+/// entry's [`Bench`](crate::locks::Bench) function, instantiated once per lock type.
+pub fn run_typed<L, B>(spec: &RunSpec, kind: LoopKind, build: B) -> Result<Repetition, RunFailure>
+where
+    L: Lock + 'static,
+    B: Fn(&Params) -> L,
+{
     crate::runner::install_quiet_abort_hook();
+    if kind == LoopKind::Bare && !matches!(spec.stop, StopRule::Duration(_)) {
+        return Err(RunFailure("a bare loop runs for a duration".into()));
+    }
     let n = spec.threads;
     let params = Params::new(spec.slots.max(n), spec.k, spec.policy);
     let abort = params.abort.clone();
-    let lock = (spec.entry.native)(&params);
+    let lock = build(&params);
     let clock = Clock::new();
     let shared = Arc::new(Shared {
         spec: spec.clone(),
-        lock,
-        oracle: Oracle::new(spec.entry.info.problem, spec.k),
+        lock: CachePadded::new(lock),
+        guards: Guards {
+            counting: Oracle::new(spec.entry.info.problem, spec.k),
+            self_check: SelfCheck::new(spec.entry.info.problem),
+        },
         ns_per_tick: ns_per_tick(&clock),
         clock,
         phase: CachePadded::new(AtomicU32::new(WARMUP)),
@@ -209,7 +312,7 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
         std::thread::Builder::new()
             .name(format!("lockbench-{p}"))
             .spawn(move || {
-                let out = worker(&shared, p, sampler);
+                let out = worker(&shared, p, sampler, kind);
                 let _ = tx.send(out);
             })
             .map_err(|e| RunFailure(format!("cannot start thread {p}: {e}")))?;
@@ -218,8 +321,9 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
     shared.barrier.wait();
 
     // The watchdog: poll progress; a run with no passage completed for `stall_timeout` is
-    // aborted (waits in the register abstraction give up) and reported as stalled.
-    let poll = Duration::from_millis(20);
+    // aborted (waits in the register abstraction give up) and reported as stalled. A bare
+    // loop reports no progress until it ends, so it is only stopped at its duration.
+    let poll = Duration::from_millis(20).min(spec.warmup.max(Duration::from_millis(1)));
     let started = Instant::now();
     let mut outs: Vec<WorkerOut> = Vec::with_capacity(n);
     let mut last_progress = 0u64;
@@ -232,9 +336,11 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
         while let Ok(out) = rx.try_recv() {
             outs.push(out);
         }
-        if let Err(msg) = shared.lock.check_invariants(false) {
-            invariant_failures += 1;
-            invariant_example.get_or_insert(msg);
+        if kind == LoopKind::Harness {
+            if let Err(msg) = shared.lock.check_invariants(false) {
+                invariant_failures += 1;
+                invariant_example.get_or_insert(msg);
+            }
         }
         let now = Instant::now();
         match measure_at {
@@ -258,7 +364,7 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
             .iter()
             .map(|c| c.load(Ordering::Relaxed))
             .sum();
-        if progress != last_progress {
+        if progress != last_progress || kind == LoopKind::Bare {
             last_progress = progress;
             last_change = now;
         } else if now - last_change >= spec.stall_timeout {
@@ -271,7 +377,12 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
             abort.store(true, Ordering::Relaxed);
             break;
         }
-        std::thread::sleep(poll);
+        let left = match (measure_at, spec.stop) {
+            (None, _) => spec.warmup.saturating_sub(now - started),
+            (Some(at), StopRule::Duration(d)) => d.saturating_sub(now - at),
+            (Some(_), StopRule::Passages(_)) => poll,
+        };
+        std::thread::sleep(poll.min(left.max(Duration::from_micros(100))));
     }
     shared.phase.store(STOP, Ordering::Relaxed);
 
@@ -286,7 +397,8 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
             Err(_) => break,
         }
     }
-    if outs.len() < n {
+    let all_back = outs.len() == n;
+    if !all_back {
         let missing: Vec<usize> = (0..n).filter(|p| !outs.iter().any(|o| o.p == *p)).collect();
         let note = format!(
             "threads {missing:?} did not stop within {:.1} s (blocked inside the lock where the \
@@ -311,35 +423,48 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
     outs.sort_by_key(|o| o.p);
     Ok(assemble(
         &shared,
+        kind,
         outs,
+        all_back,
         stalled,
         invariant_failures,
         invariant_example,
     ))
 }
 
-fn assemble(
-    shared: &Shared,
+fn assemble<L>(
+    shared: &Shared<L>,
+    kind: LoopKind,
     outs: Vec<WorkerOut>,
+    all_back: bool,
     stalled: Option<String>,
     invariant_failures: u64,
     invariant_example: Option<String>,
 ) -> Repetition {
     let spec = &shared.spec;
     let npt = shared.ns_per_tick;
-    let mut entry = ticks_histogram(npt);
-    let mut passage = ticks_histogram(npt);
+    let oracle = match kind {
+        LoopKind::Harness => spec.effective_oracle(),
+        LoopKind::Bare => OracleKind::None,
+    };
+    let mut latency = Latencies::new(npt);
     let mut threads = Vec::with_capacity(outs.len());
     let mut trace = Vec::new();
     let mut truncated = false;
     let (mut inside_sum, mut inside_max) = (0u64, 0u64);
+    let (mut private_sum, mut read_back_failures) = (0u64, 0u64);
     let (mut first, mut last) = (u64::MAX, 0u64);
     let mut counters = Vec::with_capacity(outs.len());
     for o in outs {
-        entry.add(&o.entry).expect("same bounds");
-        passage.add(&o.passage).expect("same bounds");
-        inside_sum += o.inside_sum;
-        inside_max = inside_max.max(o.inside_max);
+        latency.add(&o.latency);
+        inside_sum += o.check.inside_sum;
+        inside_max = inside_max.max(o.check.inside_max);
+        // Every completed passage added the process's tag once; a watchdog abort unwinds only
+        // out of a wait in the entry, before the critical section, so the progress counter is
+        // exactly the number of additions, warm-up included.
+        let done = shared.progress[o.p].load(Ordering::Relaxed);
+        private_sum = private_sum.wrapping_add(SelfCheck::private_sum(o.p, done));
+        read_back_failures += o.check.violations;
         if o.passages > 0 {
             first = first.min(o.window.0);
             last = last.max(o.window.1);
@@ -361,10 +486,20 @@ fn assemble(
     } else {
         0.0
     };
+    let violations = match oracle {
+        OracleKind::None => 0,
+        OracleKind::Counting => shared.guards.counting.violations(),
+        // A lost update of the shared sum is at least one overlap more than the read-backs
+        // may have seen. The sum is only complete when every thread came back.
+        OracleKind::SelfCheck => {
+            read_back_failures
+                + u64::from(all_back && !shared.guards.self_check.sum_matches(private_sum))
+        }
+    };
     Repetition {
+        kind,
         threads,
-        entry,
-        passage,
+        latency: Some(latency),
         passages,
         window_ns,
         throughput_per_sec: if window_ns > 0.0 {
@@ -372,14 +507,15 @@ fn assemble(
         } else {
             0.0
         },
-        inside: (spec.check && passages > 0)
+        oracle,
+        inside: (oracle == OracleKind::Counting && passages > 0)
             .then(|| (inside_sum as f64 / passages as f64, inside_max)),
-        violations: shared.oracle.violations(),
+        violations,
         invariant_failures,
         invariant_example,
         counters,
         stalled,
-        trace: spec.trace.then_some((trace, truncated)),
+        trace: (spec.trace && kind == LoopKind::Harness).then_some((trace, truncated)),
         ns_per_tick: npt,
     }
 }
@@ -394,21 +530,27 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-fn worker(shared: &Shared, p: usize, mut sampler: Sampler) -> WorkerOut {
+fn worker<L: Lock>(
+    shared: &Shared<L>,
+    p: usize,
+    mut sampler: Sampler,
+    kind: LoopKind,
+) -> WorkerOut {
     let spec = &shared.spec;
     let cpu = spec.cpus.get(p).copied().flatten();
     let pin_error = cpu.and_then(|c| pin_current_thread(c).err().map(|e| format!("cpu {c}: {e}")));
-    let mut counters = ThreadCounters::open(&spec.counters);
+    let mut counters = ThreadCounters::open(match kind {
+        LoopKind::Harness => &spec.counters,
+        LoopKind::Bare => &[],
+    });
     let mut out = WorkerOut {
         p,
         cpu,
         pin_error,
-        entry: ticks_histogram(shared.ns_per_tick),
-        passage: ticks_histogram(shared.ns_per_tick),
+        latency: Latencies::new(shared.ns_per_tick),
         passages: 0,
         window: (0, 0),
-        inside_sum: 0,
-        inside_max: 0,
+        check: CheckLocal::default(),
         counters: Vec::new(),
         trace: Vec::new(),
         trace_truncated: false,
@@ -416,13 +558,17 @@ fn worker(shared: &Shared, p: usize, mut sampler: Sampler) -> WorkerOut {
         aborted: false,
     };
     shared.barrier.wait();
-    let result = catch_unwind(AssertUnwindSafe(|| match (spec.check, spec.trace) {
-        (false, false) => {
-            passages::<false, false>(shared, p, &mut sampler, &mut out, &mut counters)
+    let s = &mut sampler;
+    let (o, c) = (&mut out, &mut counters);
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        match (kind, spec.effective_oracle(), spec.trace) {
+            (LoopKind::Bare, _, _) => bare(shared, p, s.next(), o),
+            (_, OracleKind::None, false) => passages::<L, NoCheck>(shared, p, s, o, c),
+            (_, OracleKind::SelfCheck, false) => passages::<L, SelfChecking>(shared, p, s, o, c),
+            (_, OracleKind::Counting, false) => passages::<L, Counting>(shared, p, s, o, c),
+            (_, OracleKind::None, true) => traced_passages::<L, NoCheck>(shared, p, s, o, c),
+            (_, _, true) => traced_passages::<L, Counting>(shared, p, s, o, c),
         }
-        (true, false) => passages::<true, false>(shared, p, &mut sampler, &mut out, &mut counters),
-        (false, true) => passages::<false, true>(shared, p, &mut sampler, &mut out, &mut counters),
-        (true, true) => passages::<true, true>(shared, p, &mut sampler, &mut out, &mut counters),
     }));
     counters.disable();
     out.counters = counters.read();
@@ -458,10 +604,248 @@ fn fenced_now(clock: &Clock) -> u64 {
     t
 }
 
-/// The passage loop, monomorphised over the oracle and tracing so a timing run pays for
-/// neither.
-fn passages<const CHECK: bool, const TRACE: bool>(
-    shared: &Shared,
+/// What the passage loop does to check safety inside the critical section; one type per
+/// oracle, so the loop is compiled once per oracle with nothing of the others in it.
+trait Checker {
+    /// What `enter` hands to `exit`.
+    type Token: Copy;
+    /// Right after the lock let process `p` in.
+    fn enter(g: &Guards, p: usize, session: usize, local: &mut CheckLocal) -> Self::Token;
+    /// Right before the lock's exit section.
+    fn exit(g: &Guards, token: Self::Token, local: &mut CheckLocal);
+    /// Processes inside at this entry, for traces (0 when unknown).
+    fn inside(token: Self::Token) -> u32;
+}
+
+/// No check (`--no-check`).
+struct NoCheck;
+
+impl Checker for NoCheck {
+    type Token = ();
+    #[inline(always)]
+    fn enter(_: &Guards, _: usize, _: usize, _: &mut CheckLocal) {}
+    #[inline(always)]
+    fn exit(_: &Guards, _: (), _: &mut CheckLocal) {}
+    fn inside(_: ()) -> u32 {
+        0
+    }
+}
+
+/// The self-checking critical section ([`SelfCheck`]).
+struct SelfChecking;
+
+impl Checker for SelfChecking {
+    type Token = u64;
+    #[inline(always)]
+    fn enter(g: &Guards, p: usize, session: usize, _local: &mut CheckLocal) -> u64 {
+        g.self_check.enter(p, session)
+    }
+    #[inline(always)]
+    fn exit(g: &Guards, tag: u64, local: &mut CheckLocal) {
+        if !g.self_check.exit(tag) {
+            local.violations += 1;
+        }
+    }
+    fn inside(_: u64) -> u32 {
+        0
+    }
+}
+
+/// The exact counting oracle ([`Oracle`]).
+struct Counting;
+
+impl Checker for Counting {
+    type Token = Entry;
+    #[inline(always)]
+    fn enter(g: &Guards, _p: usize, session: usize, local: &mut CheckLocal) -> Entry {
+        let e = g.counting.enter(session);
+        local.inside_sum += e.inside;
+        local.inside_max = local.inside_max.max(e.inside);
+        e
+    }
+    #[inline(always)]
+    fn exit(g: &Guards, e: Entry, _local: &mut CheckLocal) {
+        g.counting.exit(e);
+    }
+    fn inside(e: Entry) -> u32 {
+        e.inside as u32
+    }
+}
+
+/// The bare loop: `enter; exit` until the phase changes, the count in a register, written
+/// once at the end. The warm-up runs the same loop and is not counted.
+#[inline(never)]
+fn bare<L: Lock>(shared: &Shared<L>, p: usize, session: usize, out: &mut WorkerOut) {
+    let lock = &*shared.lock;
+    let phase = &*shared.phase;
+    while phase.load(Ordering::Relaxed) == WARMUP {
+        lock.enter(p, session);
+        lock.exit(p, session);
+    }
+    let start = shared.clock.raw();
+    let mut count = 0u64;
+    while phase.load(Ordering::Relaxed) == MEASURE {
+        lock.enter(p, session);
+        lock.exit(p, session);
+        count += 1;
+    }
+    out.window = (start, shared.clock.raw());
+    out.passages = count;
+    shared.progress[p].store(count, Ordering::Relaxed);
+}
+
+/// One passage, untimed: think, draw a session, enter, the checked critical section, exit.
+#[inline(always)]
+fn passage<L: Lock, C: Checker>(
+    lock: &L,
+    guards: &Guards,
+    p: usize,
+    sampler: &mut Sampler,
+    (think, cs, lines): (Delay, Delay, &SharedLines),
+    check: &mut CheckLocal,
+) {
+    think.run();
+    let session = sampler.next();
+    lock.enter(p, session);
+    let token = C::enter(guards, p, session, check);
+    cs.run();
+    lines.touch();
+    C::exit(guards, token, check);
+    lock.exit(p, session);
+}
+
+/// One timed passage: entry and exit latency recorded, and the whole passage that `prev` (the
+/// previous timed request, if it still waits) started closed at this request. Returns this
+/// request's time. Out of line: the untimed loop stays small.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn timed_passage<L: Lock, C: Checker>(
+    lock: &L,
+    guards: &Guards,
+    clock: &Clock,
+    p: usize,
+    sampler: &mut Sampler,
+    (think, cs, lines): (Delay, Delay, &SharedLines),
+    check: &mut CheckLocal,
+    prev: Option<u64>,
+    latency: &mut Latencies,
+) -> u64 {
+    think.run();
+    let session = sampler.next();
+    let t0 = clock.raw();
+    lock.enter(p, session);
+    let t1 = clock.raw();
+    let token = C::enter(guards, p, session, check);
+    cs.run();
+    lines.touch();
+    C::exit(guards, token, check);
+    let t2 = clock.raw();
+    lock.exit(p, session);
+    let t3 = clock.raw();
+    latency.entry.saturating_record(t1.wrapping_sub(t0).max(1));
+    latency.exit.saturating_record(t3.wrapping_sub(t2).max(1));
+    if let Some(prev) = prev {
+        latency
+            .passage
+            .saturating_record(t0.wrapping_sub(prev).max(1));
+    }
+    t0
+}
+
+/// An untimed passage that reads the clock at its request, to close the whole passage of the
+/// timed request at `prev`.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn closing_passage<L: Lock, C: Checker>(
+    lock: &L,
+    guards: &Guards,
+    clock: &Clock,
+    p: usize,
+    sampler: &mut Sampler,
+    (think, cs, lines): (Delay, Delay, &SharedLines),
+    check: &mut CheckLocal,
+    prev: u64,
+    latency: &mut Latencies,
+) {
+    think.run();
+    let session = sampler.next();
+    let t0 = clock.raw();
+    lock.enter(p, session);
+    let token = C::enter(guards, p, session, check);
+    cs.run();
+    lines.touch();
+    C::exit(guards, token, check);
+    lock.exit(p, session);
+    latency
+        .passage
+        .saturating_record(t0.wrapping_sub(prev).max(1));
+}
+
+/// Where a worker is in the run: warm-up or measuring, and the passage count (over the whole
+/// run) at which measuring started and at which it must stop.
+struct Progress {
+    phase: u32,
+    start: u64,
+    limit: u64,
+}
+
+impl Progress {
+    fn new() -> Self {
+        Progress {
+            phase: WARMUP,
+            start: 0,
+            limit: u64::MAX,
+        }
+    }
+
+    /// The phase flag moved, or `total` reached the limit: false to stop; true when
+    /// measuring has just begun (the caller resets what it measured so far).
+    #[cold]
+    fn advance(&mut self, flag: u32, total: u64, quota: u64) -> bool {
+        if flag == STOP || self.phase == MEASURE {
+            return false;
+        }
+        self.phase = MEASURE;
+        self.start = total;
+        self.limit = total.saturating_add(quota);
+        true
+    }
+
+    fn measured(&self, total: u64) -> u64 {
+        if self.phase == MEASURE {
+            total - self.start
+        } else {
+            0
+        }
+    }
+}
+
+/// The warm-up is over: forget what was measured so far and start the window and counters.
+/// (The self-check's sums and read-back failures cover the whole run: a violation in the
+/// warm-up is one.)
+#[cold]
+fn begin_measuring(
+    out: &mut WorkerOut,
+    check: &mut CheckLocal,
+    counters: &mut ThreadCounters,
+    clock: &Clock,
+) {
+    out.latency.reset();
+    out.trace.clear();
+    out.trace_truncated = false;
+    check.inside_sum = 0;
+    check.inside_max = 0;
+    counters.reset();
+    counters.enable();
+    out.window.0 = clock.raw();
+}
+
+/// The passage loop, monomorphised over the lock and the checker. Untimed passages run in a
+/// tight inner loop that reads no clock and keeps its count in a register; the random gaps
+/// between timed passages say how many run before the next timed one.
+#[inline(never)]
+fn passages<L: Lock, C: Checker>(
+    shared: &Shared<L>,
     p: usize,
     sampler: &mut Sampler,
     out: &mut WorkerOut,
@@ -470,166 +854,211 @@ fn passages<const CHECK: bool, const TRACE: bool>(
     let spec = &shared.spec;
     let clock = &shared.clock;
     let lock = &*shared.lock;
+    let guards = &shared.guards;
+    // Loop invariants in locals, so the loop re-reads none of them.
+    let work = (shared.think, shared.cs, &shared.lines);
+    let (flag, progress) = (&*shared.phase, &*shared.progress[p]);
     let quota = match spec.stop {
         StopRule::Passages(q) => q,
         StopRule::Duration(_) => u64::MAX,
     };
-    let mut measuring = false;
-    let mut count = 0u64;
+    let mut check = CheckLocal::default();
+    let mut gaps = SampleGaps::new(spec.latency_sample, spec.seed, p as u64);
+    let mut state = Progress::new();
     let mut total = 0u64;
-    let mut prev = clock.raw();
-    // Latency sampling: time every passage (mask 0), or every 2^k-th. `pending` says the last
-    // timed request (`prev`) still waits for the next request to close its whole-passage time.
-    let mask = if TRACE {
-        0
-    } else {
-        spec.latency_sample.max(1).next_power_of_two() - 1
-    };
-    let mut pending = true;
-    if TRACE {
-        out.trace.reserve(spec.trace_capacity.min(1 << 16));
-    }
+    // The last timed request, while its whole passage waits for the next request.
+    let mut prev: Option<u64> = None;
+    let mut gap = gaps.next_gap();
     loop {
-        let phase = shared.phase.load(Ordering::Relaxed);
-        if phase != WARMUP {
-            if !measuring {
-                if phase == STOP {
-                    break;
-                }
-                // Warm-up is over: start measuring from here.
-                measuring = true;
-                out.entry.reset();
-                out.passage.reset();
-                out.trace.clear();
-                out.trace_truncated = false;
-                out.inside_sum = 0;
-                out.inside_max = 0;
-                count = 0;
-                counters.reset();
-                counters.enable();
-                prev = clock.raw();
-                // The first whole passage starts at the first request, not here.
-                pending = false;
-                out.window.0 = prev;
-            } else if phase == STOP || count >= quota {
+        let now = flag.load(Ordering::Relaxed);
+        if now != state.phase || total >= state.limit {
+            if !state.advance(now, total, quota) {
                 break;
             }
+            begin_measuring(out, &mut check, counters, clock);
+            prev = None; // the first whole passage starts at the first request
+            continue;
+        }
+        if gap == 0 {
+            let t = timed_passage::<L, C>(
+                lock,
+                guards,
+                clock,
+                p,
+                sampler,
+                work,
+                &mut check,
+                prev,
+                &mut out.latency,
+            );
+            prev = Some(t);
+            total += 1;
+            progress.store(total, Ordering::Relaxed);
+            gap = gaps.next_gap();
+            continue;
+        }
+        if let Some(t) = prev.take() {
+            closing_passage::<L, C>(
+                lock,
+                guards,
+                clock,
+                p,
+                sampler,
+                work,
+                &mut check,
+                t,
+                &mut out.latency,
+            );
+            total += 1;
+            progress.store(total, Ordering::Relaxed);
+            gap -= 1;
+            continue;
+        }
+        // The hot loop: `gap` untimed passages, unless the phase moves or the quota is met.
+        let end = state.limit.min(total.saturating_add(gap));
+        let before = total;
+        let phase = state.phase;
+        while total < end && flag.load(Ordering::Relaxed) == phase {
+            passage::<L, C>(lock, guards, p, sampler, work, &mut check);
+            total += 1;
+            progress.store(total, Ordering::Relaxed);
+        }
+        gap -= total - before;
+    }
+    out.window.1 = clock.raw();
+    out.passages = state.measured(total);
+    out.check = check;
+    if state.phase != MEASURE {
+        out.latency.reset();
+    }
+}
+
+/// The traced loop: every passage timed with fenced clock reads and recorded (doorway start
+/// and end, critical section entry and exit), for the property checks of `--trace`.
+#[inline(never)]
+fn traced_passages<L: Lock, C: Checker>(
+    shared: &Shared<L>,
+    p: usize,
+    sampler: &mut Sampler,
+    out: &mut WorkerOut,
+    counters: &mut ThreadCounters,
+) {
+    let spec = &shared.spec;
+    let clock = &shared.clock;
+    let lock = &*shared.lock;
+    let guards = &shared.guards;
+    let quota = match spec.stop {
+        StopRule::Passages(q) => q,
+        StopRule::Duration(_) => u64::MAX,
+    };
+    let mut check = CheckLocal::default();
+    let mut state = Progress::new();
+    let mut total = 0u64;
+    let mut prev: Option<u64> = None;
+    out.trace.reserve(spec.trace_capacity.min(1 << 16));
+    loop {
+        let now = shared.phase.load(Ordering::Relaxed);
+        if now != state.phase || total >= state.limit {
+            if !state.advance(now, total, quota) {
+                break;
+            }
+            begin_measuring(out, &mut check, counters, clock);
+            prev = None;
+            continue;
         }
         shared.think.run();
         let session = sampler.next();
-        let timed = count & mask == 0;
-        let t0;
+        let t0 = fenced_now(clock);
         let mut doorway = 0u64;
-        if TRACE {
-            t0 = fenced_now(clock);
-            lock.enter_traced(p, session, &mut || doorway = fenced_now(clock));
-        } else {
-            t0 = if timed || pending { clock.raw() } else { 0 };
-            lock.enter(p, session);
-        }
-        let t1 = if TRACE {
-            fenced_now(clock)
-        } else if timed {
-            clock.raw()
-        } else {
-            0
-        };
-        let seen = if CHECK {
-            Some(shared.oracle.enter(session))
-        } else {
-            None
-        };
+        lock.enter_traced(p, session, &mut || doorway = fenced_now(clock));
+        let t1 = fenced_now(clock);
+        let token = C::enter(guards, p, session, &mut check);
         shared.cs.run();
         shared.lines.touch();
-        if let Some(e) = seen {
-            out.inside_sum += e.inside;
-            out.inside_max = out.inside_max.max(e.inside);
-            shared.oracle.exit(e);
-        }
-        if TRACE {
-            let t2 = fenced_now(clock);
-            lock.exit(p, session);
-            if out.trace.len() < spec.trace_capacity {
-                out.trace.push(TraceRecord {
-                    process: p as u32,
-                    session: session as u32,
-                    doorway_start: t0,
-                    // 0: the lock does not report its doorway; order is then taken from the
-                    // request.
-                    doorway_end: if doorway == 0 { t0 } else { doorway },
-                    doorway_observed: doorway != 0,
-                    cs_enter: t1,
-                    cs_exit: t2,
-                    inside: seen.map_or(0, |e| e.inside as u32),
-                });
-            } else {
-                out.trace_truncated = true;
-            }
+        C::exit(guards, token, &mut check);
+        let t2 = fenced_now(clock);
+        lock.exit(p, session);
+        let t3 = clock.raw();
+        if out.trace.len() < spec.trace_capacity {
+            out.trace.push(TraceRecord {
+                process: p as u32,
+                session: session as u32,
+                doorway_start: t0,
+                // 0: the lock does not report its doorway; order is then taken from the
+                // request.
+                doorway_end: if doorway == 0 { t0 } else { doorway },
+                doorway_observed: doorway != 0,
+                cs_enter: t1,
+                cs_exit: t2,
+                inside: C::inside(token),
+            });
         } else {
-            lock.exit(p, session);
+            out.trace_truncated = true;
         }
-        if pending {
-            out.passage.saturating_record(t0.wrapping_sub(prev).max(1));
-            pending = false;
+        let lat = &mut out.latency;
+        lat.entry.saturating_record(t1.wrapping_sub(t0).max(1));
+        lat.exit.saturating_record(t3.wrapping_sub(t2).max(1));
+        if let Some(prev) = prev {
+            lat.passage.saturating_record(t0.wrapping_sub(prev).max(1));
         }
-        if timed {
-            out.entry.saturating_record(t1.wrapping_sub(t0).max(1));
-            prev = t0;
-            pending = true;
-        }
-        count += 1;
+        prev = Some(t0);
         total += 1;
         shared.progress[p].store(total, Ordering::Relaxed);
     }
     out.window.1 = clock.raw();
-    out.passages = if measuring { count } else { 0 };
-    if !measuring {
-        out.entry.reset();
-        out.passage.reset();
+    out.passages = state.measured(total);
+    out.check = check;
+    if state.phase != MEASURE {
+        out.latency.reset();
         out.trace.clear();
     }
 }
 
-/// The harness's own cost per passage: the clock reads, histogram records and bookkeeping of
-/// the passage loop around a lock that does nothing, timing every `latency_sample`-th passage,
-/// best of several rounds, in ns.
-pub fn timing_overhead_ns(latency_sample: u64) -> f64 {
+/// The cost of timing one passage, ns: the five clock reads (request, inside, exit start, exit
+/// end, and the next request that closes the whole passage) and three histogram records,
+/// best of several rounds. [`auto_latency_sample`] turns it into a sampling rate.
+pub fn timed_passage_cost_ns() -> f64 {
     let clock = Clock::new();
     let npt = ns_per_tick(&clock);
-    let phase = AtomicU32::new(WARMUP);
-    let progress = AtomicU64::new(0);
-    let mut a = ticks_histogram(npt);
-    let mut b = ticks_histogram(npt);
-    let mask = latency_sample.max(1).next_power_of_two() - 1;
-    const ROUNDS: usize = 5;
+    let mut h = Latencies::new(npt);
+    const ROUNDS: usize = 7;
     const ITERS: u64 = 20_000;
     let mut best = f64::MAX;
     for _ in 0..ROUNDS {
         let start = Instant::now();
         let mut prev = clock.raw();
-        let mut pending = false;
-        for i in 0..ITERS {
-            if std::hint::black_box(phase.load(Ordering::Relaxed)) == STOP {
-                break;
-            }
-            let timed = i & mask == 0;
-            let t0 = if timed || pending { clock.raw() } else { 0 };
-            let t1 = if timed { clock.raw() } else { 0 };
-            if pending {
-                b.saturating_record(t0.wrapping_sub(prev).max(1));
-                pending = false;
-            }
-            if timed {
-                a.saturating_record(t1.wrapping_sub(t0).max(1));
-                prev = t0;
-                pending = true;
-            }
-            progress.store(i, Ordering::Relaxed);
+        for _ in 0..ITERS {
+            let t0 = clock.raw();
+            let t1 = clock.raw();
+            let t2 = clock.raw();
+            let t3 = clock.raw();
+            let next = clock.raw();
+            h.passage
+                .saturating_record(std::hint::black_box(next.wrapping_sub(prev).max(1)));
+            h.entry.saturating_record(t1.wrapping_sub(t0).max(1));
+            h.exit.saturating_record(t3.wrapping_sub(t2).max(1));
+            prev = next;
         }
         best = best.min(start.elapsed().as_nanos() as f64 / ITERS as f64);
     }
-    std::hint::black_box((&a, &b));
+    std::hint::black_box(&h);
     best
+}
+
+/// Time spent timing per passage that the default sampling allows, ns: the rest of the
+/// harness's 2 ns budget goes to the oracle and the loop's bookkeeping.
+pub const TIMING_BUDGET_NS: f64 = 0.5;
+
+/// The default sampling rate: one passage in `N` timed, with `N` such that timing costs at most
+/// [`TIMING_BUDGET_NS`] per passage on average given what one timed passage costs
+/// (`timed_cost_ns`), and between 16 and 4096.
+pub fn auto_latency_sample(timed_cost_ns: f64) -> u64 {
+    let n = (timed_cost_ns / TIMING_BUDGET_NS).ceil();
+    if n.is_finite() {
+        (n as u64).clamp(16, 4096)
+    } else {
+        4096
+    }
 }
 
 #[cfg(test)]
@@ -663,7 +1092,7 @@ mod tests {
             cs_lines: 0,
             stop,
             warmup: Duration::ZERO,
-            check: true,
+            oracle: OracleKind::Counting,
             trace: false,
             trace_capacity: 0,
             latency_sample: 1,
@@ -702,35 +1131,147 @@ mod tests {
         fn exit(&self, _p: usize, _s: usize) {}
     }
 
-    #[test]
-    fn oracle_catches_a_lock_that_admits_everyone() {
-        let entry = LockEntry {
-            info: info("admit-all", Problem::Mutex),
+    fn admit_all(problem: Problem) -> LockEntry {
+        LockEntry {
+            info: info("admit-all", problem),
             native: |_| Box::new(AdmitAll),
+            bench: |s, kind| run_typed(s, kind, |_| AdmitAll),
             scheduled: None,
-        };
-        let r = run_once(&spec(
-            entry,
+        }
+    }
+
+    /// Runs the lock that admits everyone with `threads` threads and the given oracle.
+    fn broken(
+        problem: Problem,
+        threads: usize,
+        k: usize,
+        mix: &str,
+        oracle: OracleKind,
+        cs: Duration,
+    ) -> Repetition {
+        let mut s = spec(
+            admit_all(problem),
+            threads,
+            StopRule::Duration(Duration::from_millis(400)),
+        );
+        s.k = k;
+        s.mix = mix.parse().unwrap();
+        s.oracle = oracle;
+        s.cs = cs;
+        s.latency_sample = 64;
+        let r = run_once(&s).unwrap();
+        assert_eq!(r.oracle, s.effective_oracle());
+        r
+    }
+
+    #[test]
+    fn counting_oracle_catches_a_lock_that_admits_everyone() {
+        let r = broken(
+            Problem::Mutex,
             2,
-            StopRule::Duration(Duration::from_millis(300)),
-        ))
-        .unwrap();
+            1,
+            "distinct",
+            OracleKind::Counting,
+            Duration::from_micros(2),
+        );
         assert!(
             r.violations > 0,
-            "two threads in 2 µs critical sections for 300 ms overlapped"
+            "two threads in 2 µs critical sections for 400 ms overlapped"
         );
         assert_eq!(r.inside.unwrap().1, 2);
     }
 
     #[test]
+    fn default_oracles_catch_a_lock_that_admits_everyone_in_all_three_problems() {
+        // Mutual exclusion, self-check, even with an empty critical section: the read-backs
+        // and the shared sum see the overlaps.
+        for cs in [Duration::ZERO, Duration::from_micros(2)] {
+            let o = OracleKind::default_for(Problem::Mutex, 1);
+            assert_eq!(o, OracleKind::SelfCheck);
+            let r = broken(Problem::Mutex, 2, 1, "distinct", o, cs);
+            assert!(r.violations > 0, "mutex, self-check, cs {cs:?}");
+            assert!(r.inside.is_none(), "the self-check does not count");
+        }
+        // GME: two sessions (the counting default, and the session-tag self-check).
+        for o in [
+            OracleKind::default_for(Problem::Gme, 1),
+            OracleKind::SelfCheck,
+        ] {
+            let r = broken(Problem::Gme, 2, 1, "distinct", o, Duration::from_micros(2));
+            assert!(r.violations > 0, "GME, {o:?}");
+        }
+        // ... but one session shares legitimately: no violation.
+        let r = broken(
+            Problem::Gme,
+            2,
+            1,
+            "single",
+            OracleKind::SelfCheck,
+            Duration::from_micros(2),
+        );
+        assert_eq!(r.violations, 0, "one session shares the critical section");
+        // k-exclusion: k = 1 with the self-check; k = 2 with three threads and the counting
+        // oracle (a thread preempted inside counts as inside, so 2 cores suffice).
+        let r = broken(
+            Problem::KExclusion,
+            2,
+            1,
+            "single",
+            OracleKind::default_for(Problem::KExclusion, 1),
+            Duration::ZERO,
+        );
+        assert!(r.violations > 0, "k-exclusion, k = 1");
+        let r = broken(
+            Problem::KExclusion,
+            3,
+            2,
+            "single",
+            OracleKind::default_for(Problem::KExclusion, 2),
+            Duration::from_micros(20),
+        );
+        assert_eq!(r.oracle, OracleKind::Counting);
+        assert!(r.violations > 0, "k-exclusion, k = 2, three inside");
+        assert_eq!(r.inside.unwrap().1, 3);
+    }
+
+    #[test]
+    fn self_check_passes_a_correct_lock() {
+        let entry = crate::locks::find("ticket").unwrap();
+        let mut s = spec(entry, 2, StopRule::Passages(20_000));
+        s.oracle = OracleKind::SelfCheck;
+        s.cs = Duration::ZERO;
+        let r = run_once(&s).unwrap();
+        assert_eq!(r.violations, 0);
+        assert_eq!(r.oracle, OracleKind::SelfCheck);
+        assert_eq!(r.passages, 40_000);
+    }
+
+    #[test]
+    fn bare_loop_counts_and_checks_nothing() {
+        let entry = crate::locks::find("ticket").unwrap();
+        let mut s = spec(entry, 2, StopRule::Duration(Duration::from_millis(100)));
+        s.warmup = Duration::from_millis(20);
+        let r = (s.entry.bench)(&s, LoopKind::Bare).unwrap();
+        assert_eq!(r.kind, LoopKind::Bare);
+        assert_eq!(r.oracle, OracleKind::None);
+        assert!(r.passages > 0 && r.throughput_per_sec > 0.0);
+        assert!(r.latency.unwrap().entry.is_empty(), "nothing timed");
+        assert!(r.threads.iter().all(|t| t.window.1 > t.window.0));
+        s.stop = StopRule::Passages(10);
+        assert!((s.entry.bench)(&s, LoopKind::Bare).is_err());
+    }
+
+    #[test]
     fn watchdog_stops_a_lock_that_never_admits() {
+        fn never(p: &Params) -> NeverAdmits {
+            let mem = p.native();
+            let reg = mem.register(Home::Shared, 0);
+            NeverAdmits(mem, reg)
+        }
         let entry = LockEntry {
             info: info("never", Problem::Mutex),
-            native: |p| {
-                let mem = p.native();
-                let reg = mem.register(Home::Shared, 0);
-                Box::new(NeverAdmits(mem, reg))
-            },
+            native: |p| Box::new(never(p)),
+            bench: |s, kind| run_typed(s, kind, never),
             scheduled: None,
         };
         let started = Instant::now();
@@ -755,6 +1296,7 @@ mod tests {
         let entry = LockEntry {
             info: info("parks", Problem::Mutex),
             native: |_| Box::new(ParksForever),
+            bench: |s, kind| run_typed(s, kind, |_| ParksForever),
             scheduled: None,
         };
         let r = run_once(&spec(entry, 1, StopRule::Duration(Duration::from_secs(60)))).unwrap();
@@ -768,7 +1310,13 @@ mod tests {
         let r = run_once(&spec(entry, 2, StopRule::Passages(700))).unwrap();
         assert_eq!(r.passages, 1400);
         assert_eq!(r.violations, 0);
-        assert_eq!(r.entry.len(), 1400);
+        let lat = r.latency.unwrap();
+        assert_eq!(lat.entry.len(), 1400);
+        assert_eq!(
+            lat.exit.len(),
+            1400,
+            "every timed passage has an exit latency"
+        );
         assert!(r.throughput_per_sec > 0.0);
         assert!(r.threads.iter().all(|t| t.passages == 700));
     }
@@ -793,25 +1341,33 @@ mod tests {
     }
 
     #[test]
-    fn sampled_latency_times_every_nth_passage() {
+    fn sampled_latency_times_one_passage_in_n_at_random() {
         let entry = crate::locks::find("ticket").unwrap();
-        let mut s = spec(entry, 2, StopRule::Passages(800));
+        let mut s = spec(entry, 2, StopRule::Passages(8000));
         s.latency_sample = 8;
         let r = run_once(&s).unwrap();
-        assert_eq!(r.passages, 1600);
-        assert_eq!(r.entry.len(), 200, "one entry latency in 8 per thread");
-        assert_eq!(
-            r.passage.len(),
-            200,
-            "every timed request closes one whole passage"
+        assert_eq!(r.passages, 16_000);
+        let lat = r.latency.unwrap();
+        // 16 000 passages timed with probability 1/8 each: 2000 ± 42 (one sd).
+        let n = lat.entry.len();
+        assert!((1800..=2200).contains(&n), "{n} timed passages");
+        assert_eq!(lat.exit.len(), n);
+        // Every timed request but each thread's last closes one whole passage.
+        assert!(
+            lat.passage.len() + 2 >= n && lat.passage.len() <= n,
+            "{} whole passages for {n} timed requests",
+            lat.passage.len()
         );
-        assert!(r.throughput_per_sec > 0.0);
     }
 
     #[test]
-    fn overhead_is_measured() {
-        let ns = timing_overhead_ns(1);
-        assert!(timing_overhead_ns(16) > 0.0);
+    fn sampling_cost_is_measured_and_bounded() {
+        let ns = timed_passage_cost_ns();
         assert!(ns > 0.0 && ns.is_finite());
+        let n = auto_latency_sample(ns);
+        assert!((16..=4096).contains(&n));
+        assert_eq!(auto_latency_sample(40.0), 80);
+        assert_eq!(auto_latency_sample(1.0), 16);
+        assert_eq!(auto_latency_sample(1e9), 4096);
     }
 }

@@ -1,6 +1,7 @@
 //! Running locks: topology and pinning, the passage loop, the watchdog.
 
 pub mod exec;
+pub mod fidelity;
 pub mod host;
 pub mod topology;
 

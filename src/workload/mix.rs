@@ -242,8 +242,19 @@ impl Sampler {
     // An endless stream: returning `usize` rather than `Option<usize>` keeps the passage loop
     // free of an unwrap.
     #[allow(clippy::should_implement_trait)]
-    #[inline]
+    #[inline(always)]
     pub fn next(&mut self) -> usize {
+        // The constant mixes (distinct, single, fixed) cost one compare in the passage loop;
+        // the random ones a call.
+        if let Draw::Constant(s) = self.draw {
+            return s;
+        }
+        self.draw_random()
+    }
+
+    /// The session of a random mix.
+    #[inline(never)]
+    fn draw_random(&mut self) -> usize {
         match &self.draw {
             Draw::Constant(s) => *s,
             Draw::Uniform(m) => self.rng.below(*m) as usize,

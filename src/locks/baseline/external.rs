@@ -19,10 +19,12 @@ impl ParkingLotMutex {
 }
 
 impl Lock for ParkingLotMutex {
+    #[inline]
     fn enter(&self, _p: usize, _session: usize) {
         self.0.lock();
     }
 
+    #[inline]
     fn exit(&self, _p: usize, _session: usize) {
         // SAFETY: the caller entered before exiting (the `Lock` contract), so we hold it.
         unsafe { self.0.unlock() }
@@ -42,6 +44,7 @@ impl ParkingLotRwLock {
 }
 
 impl Lock for ParkingLotRwLock {
+    #[inline]
     fn enter(&self, _p: usize, session: usize) {
         if session == 0 {
             self.0.lock_shared()
@@ -50,6 +53,7 @@ impl Lock for ParkingLotRwLock {
         }
     }
 
+    #[inline]
     fn exit(&self, _p: usize, session: usize) {
         // SAFETY: the caller entered with the same session, so it holds the lock in that mode.
         unsafe {
@@ -77,10 +81,12 @@ impl SpinTicket {
 }
 
 impl Lock for SpinTicket {
+    #[inline]
     fn enter(&self, _p: usize, _session: usize) {
         std::mem::forget(self.lock.lock());
     }
 
+    #[inline]
     fn exit(&self, _p: usize, _session: usize) {
         // SAFETY: the caller holds the lock (it entered and forgot the guard).
         unsafe { self.lock.force_unlock() }
@@ -118,6 +124,7 @@ impl StdMutex {
 }
 
 impl Lock for StdMutex {
+    #[inline]
     fn enter(&self, p: usize, _session: usize) {
         let guard = self.mutex.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: the mutex is boxed and outlives every guard (field order above), so extending
@@ -127,6 +134,7 @@ impl Lock for StdMutex {
         unsafe { *self.slots[p].get() = Some(guard) };
     }
 
+    #[inline]
     fn exit(&self, p: usize, _session: usize) {
         // SAFETY: only process p touches slot p (see the Sync impl).
         unsafe { *self.slots[p].get() = None };

@@ -41,13 +41,6 @@ const fn baseline(
 
 /// The baseline entries, in listing order.
 pub fn entries() -> Vec<LockEntry> {
-    fn external(info: LockInfo, native: super::Builder) -> LockEntry {
-        LockEntry {
-            info,
-            native,
-            scheduled: None,
-        }
-    }
     vec![
         crate::generic_entry!(
             LockInfo {
@@ -56,36 +49,36 @@ pub fn entries() -> Vec<LockEntry> {
             },
             TicketLock
         ),
-        external(
+        crate::native_entry!(
             baseline("spin-ticket", Problem::Mutex, true, "spin crate TicketMutex: the external reference for ticket"),
-            |p| Box::new(SpinTicket::new(p)),
+            |p: &super::Params| SpinTicket::new(p)
         ),
-        external(
+        crate::native_entry!(
             baseline("parking-lot-mutex", Problem::Mutex, false, "parking_lot::RawMutex: spin briefly, then park"),
-            |p| Box::new(ParkingLotMutex::new(p)),
+            |p: &super::Params| ParkingLotMutex::new(p)
         ),
-        external(
+        crate::native_entry!(
             baseline("std-mutex", Problem::Mutex, false, "std::sync::Mutex (futex based)"),
-            |p| Box::new(StdMutex::new(p)),
+            |p: &super::Params| StdMutex::new(p)
         ),
-        external(
+        crate::native_entry!(
             baseline("parking-lot-rwlock", Problem::Gme, false, "session 0 shared (read), every other session exclusive (write)"),
-            |p| Box::new(ParkingLotRwLock::new(p)),
+            |p: &super::Params| ParkingLotRwLock::new(p)
         ),
-        external(
+        crate::native_entry!(
             baseline("condvar-gme", Problem::Gme, true, "mutex + condvar group lock, FCFS between conflicting sessions"),
-            |p| Box::new(CondvarGme::new(p)),
+            |p: &super::Params| CondvarGme::new(p)
         ),
-        external(
+        crate::native_entry!(
             baseline("semaphore", Problem::KExclusion, false, "counting semaphore (mutex + condvar) with k permits"),
-            |p| Box::new(Semaphore::new(p)),
+            |p: &super::Params| Semaphore::new(p)
         ),
-        external(
+        crate::native_entry!(
             LockInfo {
                 safe: false,
                 ..baseline("noop", Problem::Mutex, false, "calibration, not a lock: admits everyone; measures harness overhead at 1 thread")
             },
-            |_| Box::new(Noop),
+            |_: &super::Params| Noop
         ),
     ]
 }
