@@ -573,9 +573,13 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         .latency_sample
         .unwrap_or_else(|| auto_latency_sample(timed_passage_cost_ns()));
     let latency_sample = if opts.trace { 1 } else { latency_sample };
-    let overhead = noop_overhead(&plan.placement, latency_sample, 5)?
-        .added_ns_per_passage
-        .unwrap_or(0.0);
+    let overhead = match noop_overhead(&plan.placement, latency_sample, 5) {
+        Ok(f) => f.added_ns_per_passage.unwrap_or(f64::NAN),
+        Err(e) => {
+            let _ = writeln!(err, "warning: harness overhead not measured: {e}");
+            f64::NAN
+        }
+    };
     let fidelity = {
         let t = fidelity_template(
             lookup(FIDELITY_REFERENCE)?,
