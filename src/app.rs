@@ -910,14 +910,13 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
         out = serde_json::to_string_pretty(&points)? + "\n";
     } else {
         out.push_str(&format!(
-            "harness (default loop: {} oracle, 1 passage in {latency_sample} timed) against a bare loop of the same lock; {} interleaved rounds of {} each\n",
-            "default",
+            "harness = the default passage loop (oracle, 1 passage in {latency_sample} timed, counters) against a bare loop of the same lock (enter; exit); {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]\n",
             args.rounds,
             format_duration(duration)
         ));
         let header = format!(
-            "{:<18} {:>3}  {:>12}  {:>12}  {:<30} {:>14}",
-            "lock", "thr", "bare", "harness", "harness/bare [interval]", "added ns/pass"
+            "{:<18} {:>3}  {:<10}  {:>12}  {:>12}  {:<30} {:>13}",
+            "lock", "thr", "oracle", "bare", "harness", "harness/bare", "added ns/pass"
         );
         out.push_str(&header);
         out.push('\n');
@@ -925,9 +924,10 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
         out.push('\n');
         for f in &points {
             out.push_str(&format!(
-                "{:<18} {:>3}  {:>12}  {:>12}  {:<30} {:>14}\n",
+                "{:<18} {:>3}  {:<10}  {:>12}  {:>12}  {:<30} {:>13}\n",
                 f.lock,
                 f.threads,
+                f.oracle,
                 rate(f.bare_per_sec),
                 rate(f.harness_per_sec),
                 crate::report::estimate(&f.ratio),
