@@ -31,6 +31,14 @@ pub enum Command {
     /// Explore interleavings of a lock on a scheduled memory and check its safety property
     /// after every step.
     Verify(VerifyArgs),
+    /// Measure the cost of moving a cache line between each pair of CPUs (load, store, atomic
+    /// RMW) and save the matrix for `predict`.
+    Calibrate(crate::hw::CalibrateArgs),
+    /// Set model RMRs against hardware coherence counts in a directory of results: Pearson and
+    /// Spearman per event and model, with scatter plots (SVG).
+    Correlate(crate::hw::CorrelateArgs),
+    /// Predict passage times from model RMRs and a calibration, against the measured ones.
+    Predict(crate::hw::PredictArgs),
 }
 
 /// Formats of `list`.
