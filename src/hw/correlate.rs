@@ -242,6 +242,13 @@ pub fn correlate(dir: &Path, runs: &[RunRec], svg_dir: Option<&Path>) -> anyhow:
                 .to_string(),
         );
     }
+    if correlations.iter().any(|c| c.n >= 3 && c.pearson.is_none()) {
+        notes.push(
+            "a coefficient shown '-' is undefined: that event (or the model's count) is the same \
+             in every configuration"
+                .to_string(),
+        );
+    }
     let model_side = joined
         .iter()
         .map(|j| ModelRow {
@@ -342,7 +349,7 @@ pub fn table(r: &Report) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<6} {:<44} {:>3} {:>8} {:>9}  plot",
+        "{:<6} {:<50} {:>3} {:>8} {:>9}  plot",
         "model", "event", "n", "pearson", "spearman"
     );
     for c in &r.correlations {
@@ -353,7 +360,7 @@ pub fn table(r: &Report) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<6} {:<44} {:>3} {:>8} {:>9}  {}",
+            "{:<6} {:<50} {:>3} {:>8} {:>9}  {}",
             c.model,
             name,
             c.n,

@@ -7,12 +7,20 @@
 //! predicted = local + Σ_sections RMRs(section) × cost(P)
 //! ```
 //!
-//! `local` is the mean passage time of the same lock and workload at one thread (it carries the
-//! lock's instructions, the critical section and think time, and the harness), `RMRs` the
-//! model's per-passage means by section, and `cost(P)` the calibrated cost of one cache-line
-//! transfer among the CPUs of P (the mean of load, store and RMW over the ordered pairs; at one
-//! thread the local access cost, since nothing moves between cores). The error is
-//! `(predicted − measured) / measured`.
+//! `local` is the uncontended cost: the mean passage time of the same lock and workload at one
+//! thread (the lock's instructions, the critical section and think time, the harness), less
+//! what its own RMRs cost there, since with one thread every access hits the thread's own
+//! cache:
+//!
+//! ```text
+//! local = passage(1 thread) − RMRs(1 thread) × cost(1 thread)
+//! ```
+//!
+//! `RMRs` are the model's per-passage means by section, and `cost(P)` the calibrated cost of
+//! one access among the CPUs of P: the mean of load, store and RMW over the ordered pairs of
+//! distinct CPUs, or the local access cost (the diagonal) for one thread. The error is
+//! `(predicted − measured) / measured`. The 1-thread row is the base the others are built on:
+//! its prediction equals its measurement by construction, and it is left out of the errors.
 //!
 //! The model counts one passage's RMRs; it does not know how long a waiter waits for the
 //! passages of others. Locks whose waiting RMRs grow with the wait (spinning on a line every
@@ -45,8 +53,10 @@ pub struct Prediction {
     pub cost_per_rmr_ns: f64,
     /// Which calibration entries gave the cost.
     pub cost_basis: String,
-    /// Mean passage time of the 1-thread run of this configuration, ns.
+    /// Uncontended cost: the 1-thread passage time less its RMRs at local cost, ns.
     pub local_ns: Option<f64>,
+    /// This is the 1-thread base row (predicted = measured by construction).
+    pub base: bool,
     /// Predicted mean passage time, ns.
     pub predicted_ns: Option<f64>,
     /// Measured mean passage time, ns.
@@ -72,16 +82,36 @@ pub struct Report {
     pub calibration: String,
 }
 
-/// The 1-thread passage time of `run`'s configuration, a native run preferred.
-fn local_time(run: &RunRec, runs: &[RunRec]) -> Option<f64> {
+/// The uncontended cost of `run`'s configuration: its 1-thread passage time (a native run
+/// preferred) less the 1-thread RMRs (of the same model) at the local cost of that thread's CPU.
+fn local_time(run: &RunRec, runs: &[RunRec], cal: &Calibration) -> Option<f64> {
     let mut key = run.key();
     key.5 = 1;
     let same = |r: &&RunRec| r.key() == key && r.passage_mean().is_some();
-    runs.iter()
+    let timed = runs
+        .iter()
         .filter(|r| r.rmr.is_none())
         .find(same)
-        .or_else(|| runs.iter().find(same))
-        .and_then(RunRec::passage_mean)
+        .or_else(|| runs.iter().find(same))?;
+    let model = run.rmr.as_ref().map(|m| m.model.as_str());
+    let own_rmrs = runs
+        .iter()
+        .filter(|r| r.key() == key)
+        .filter_map(|r| r.rmr.as_ref())
+        .find(|m| Some(m.model.as_str()) == model)
+        .map_or(0.0, total_rmrs);
+    let (local_cost, _) = cal.cost_for(&timed.cpus());
+    Some((timed.passage_mean()? - own_rmrs * local_cost).max(0.0))
+}
+
+/// RMRs per passage: the sum of the sections, or the total when no sections are given.
+fn total_rmrs(rmr: &super::results::RmrRec) -> f64 {
+    let sections = rmr.sections();
+    if sections.is_empty() {
+        rmr.per_passage_mean
+    } else {
+        sections.iter().map(|(_, v)| v).sum()
+    }
 }
 
 /// Predicts every configuration of `runs` that carries model RMRs.
@@ -90,17 +120,14 @@ pub fn predict(runs: &[RunRec], cal: &Calibration) -> Report {
     for j in join(runs) {
         let rmr = j.rmr();
         let sections = rmr.sections();
-        let total = if sections.is_empty() {
-            rmr.per_passage_mean
-        } else {
-            sections.iter().map(|(_, v)| v).sum()
-        };
+        let total = total_rmrs(rmr);
         let (cost, basis) = cal.cost_for(&j.measured.cpus());
-        let local = local_time(j.model, runs);
+        let local = local_time(j.model, runs, cal);
         let measured = j.measured.passage_mean();
         let predicted = local.map(|l| l + total * cost);
+        let base = j.model.threads == 1;
         let error = match (predicted, measured) {
-            (Some(p), Some(m)) if m > 0.0 => Some((p - m) / m * 100.0),
+            (Some(p), Some(m)) if m > 0.0 && !base => Some((p - m) / m * 100.0),
             _ => None,
         };
         let note = if local.is_none() {
@@ -123,6 +150,7 @@ pub fn predict(runs: &[RunRec], cal: &Calibration) -> Report {
             cost_per_rmr_ns: cost,
             cost_basis: basis,
             local_ns: local,
+            base,
             predicted_ns: predicted,
             measured_ns: measured,
             error_pct: error,
@@ -212,7 +240,17 @@ pub fn table(r: &Report) -> String {
                     ""
                 }
             ),
-            p.error_pct.map_or("-".to_string(), |e| format!("{e:+.1}%"))
+            match p.error_pct {
+                Some(e) => format!("{e:+.1}%"),
+                None if p.base => "base".to_string(),
+                None => "-".to_string(),
+            }
+        );
+    }
+    if r.predictions.iter().any(|p| p.base) {
+        let _ = writeln!(
+            out,
+            "base: the 1-thread run gives the uncontended cost; its prediction is its measurement"
         );
     }
     if r.predictions.iter().any(|p| p.measured_on_counting_memory) {
@@ -288,27 +326,30 @@ mod tests {
         let r = predict(&runs, &cal());
         assert_eq!(r.predictions.len(), 3);
         let one = &r.predictions[0];
-        // 50 + 2 RMRs × 1 ns (local: one thread moves nothing between cores).
+        // The base: 50 ns less its 2 RMRs at the local 1 ns = 48 uncontended, + 2 × 1 = 50.
         assert_eq!((one.lock.as_str(), one.threads), ("t", 1));
-        assert_eq!(one.predicted_ns, Some(52.0));
-        assert!((one.error_pct.unwrap() - 4.0).abs() < 1e-9);
-        assert!(one.measured_on_counting_memory);
+        assert_eq!(one.local_ns, Some(48.0));
+        assert_eq!(one.predicted_ns, Some(50.0));
+        assert_eq!(one.error_pct, None);
+        assert!(one.base && one.measured_on_counting_memory);
         let two = &r.predictions[1];
-        // 50 + 6 × 100 = 650 against the native 500: +30%.
-        assert_eq!(two.predicted_ns, Some(650.0));
+        // 48 + 6 × 100 = 648 against the native 500: +29.6%.
+        assert_eq!(two.predicted_ns, Some(648.0));
         assert_eq!(two.measured_ns, Some(500.0));
-        assert!((two.error_pct.unwrap() - 30.0).abs() < 1e-9);
+        assert!((two.error_pct.unwrap() - 29.6).abs() < 1e-9);
         assert!(!two.measured_on_counting_memory);
         assert_eq!(two.by_section[1], ("waiting".to_string(), 3.0, 300.0));
         // No 1-thread run of u: no prediction, and the note says why.
         let u = &r.predictions[2];
         assert_eq!(u.predicted_ns, None);
         assert!(u.note.as_deref().unwrap().contains("1-thread"));
-        assert_eq!(r.mean_abs_error_pct, vec![(1, 4.0, 1), (2, 30.0, 1)]);
-        assert!((r.overall_mean_abs_error_pct.unwrap() - 17.0).abs() < 1e-9);
+        assert_eq!(r.mean_abs_error_pct.len(), 1);
+        let (t, e, n) = r.mean_abs_error_pct[0];
+        assert_eq!((t, n), (2, 1));
+        assert!((e - 29.6).abs() < 1e-9);
         let text = table(&r);
         assert!(
-            text.contains("+30.0%") && text.contains("mean |error| overall: 17.0%"),
+            text.contains("+29.6%") && text.contains("base") && text.contains("overall: 29.6%"),
             "{text}"
         );
     }
