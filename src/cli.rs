@@ -34,6 +34,14 @@ pub enum Command {
     /// Measure the observer effect: the harness's default loop against a bare loop of the same
     /// lock, in interleaved rounds, at 1 thread and at every physical core.
     Fidelity(FidelityArgs),
+    /// Measure the cost of moving a cache line between each pair of CPUs (load, store, atomic
+    /// RMW) and save the matrix for `predict`.
+    Calibrate(crate::hw::CalibrateArgs),
+    /// Set model RMRs against hardware coherence counts in a directory of results: Pearson and
+    /// Spearman per event and model, with scatter plots (SVG).
+    Correlate(crate::hw::CorrelateArgs),
+    /// Predict passage times from model RMRs and a calibration, against the measured ones.
+    Predict(crate::hw::PredictArgs),
 }
 
 /// Formats of `list`.

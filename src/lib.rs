@@ -4,6 +4,7 @@ pub mod app;
 pub mod check;
 pub mod cli;
 pub mod config;
+pub mod hw;
 pub mod locks;
 pub mod mem;
 pub mod metrics;

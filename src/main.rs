@@ -35,5 +35,8 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::Run(args) => lockbench::app::run(&args),
         Command::Verify(args) => lockbench::app::verify(&args),
         Command::Fidelity(args) => lockbench::app::fidelity(&args),
+        Command::Calibrate(args) => lockbench::hw::calibrate(&args),
+        Command::Correlate(args) => lockbench::hw::correlate(&args),
+        Command::Predict(args) => lockbench::hw::predict(&args),
     }
 }

@@ -18,8 +18,10 @@ fn every_point_runs_once_per_round_and_ratios_are_paired_within_rounds() {
             "ticket,std-mutex,spin-ticket",
             "--threads",
             "1,2",
-            "--duration",
-            "20ms",
+            // A passage count, not a duration: a FIFO lock on a loaded machine can go a whole
+            // short window without a passage, and the test is about pairing, not speed.
+            "--passages",
+            "2000",
             "--warmup",
             "5ms",
             "--repeat",

@@ -77,6 +77,8 @@ pub enum CounterSpec {
     Raw {
         /// The raw `config` value (event select and unit mask, CPU specific).
         code: u64,
+        /// The raw `config1` value (Intel's offcore response mask); 0 for most events.
+        config1: u64,
         /// The name shown in results: `rNNNN`, or the label given as `label=rNNNN`.
         name: String,
     },
@@ -126,6 +128,39 @@ impl CounterSpec {
         }
     }
 
+    /// The raw encoding handed to the kernel, for raw events: `r0443`, or
+    /// `r01b7,config1=0x10003c0002` when the event takes a `config1`. `None` for named events.
+    pub fn event(&self) -> Option<String> {
+        match self {
+            CounterSpec::Raw {
+                code, config1: 0, ..
+            } => Some(raw_name(*code)),
+            CounterSpec::Raw { code, config1, .. } => {
+                Some(format!("{},config1={config1:#x}", raw_name(*code)))
+            }
+            _ => None,
+        }
+    }
+
+    /// The coherence preset this raw event belongs to ([`super::coherence`]), if any.
+    pub fn preset(&self) -> Option<&'static str> {
+        let CounterSpec::Raw {
+            code,
+            config1,
+            name,
+        } = self
+        else {
+            return None;
+        };
+        super::coherence::ALL.iter().find_map(|preset| {
+            preset
+                .events
+                .iter()
+                .any(|e| e.code == *code && e.config1 == *config1 && e.name == name)
+                .then_some(preset.id)
+        })
+    }
+
     /// Whether the event is counted by the CPU's PMU (and so joins the hardware group).
     pub fn is_hardware(&self) -> bool {
         !matches!(self.kind(), EventKind::Software(_))
@@ -165,7 +200,9 @@ impl CounterSpec {
             CounterSpec::CpuMigrations => EventKind::Software(Software::CPU_MIGRATIONS),
             CounterSpec::PageFaults => EventKind::Software(Software::PAGE_FAULTS),
             CounterSpec::TaskClock => EventKind::Software(Software::TASK_CLOCK),
-            CounterSpec::Raw { code, .. } => EventKind::Raw(Raw::new(*code)),
+            CounterSpec::Raw { code, config1, .. } => {
+                EventKind::Raw(Raw::new(*code).config1(*config1))
+            }
         }
     }
 
@@ -185,9 +222,16 @@ impl CounterSpec {
 impl fmt::Display for CounterSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CounterSpec::Raw { code, name } if *name != raw_name(*code) => {
-                write!(f, "{name}={}", raw_name(*code))
-            }
+            CounterSpec::Raw {
+                code,
+                config1: 0,
+                name,
+            } if *name != raw_name(*code) => write!(f, "{name}={}", raw_name(*code)),
+            CounterSpec::Raw {
+                code,
+                config1,
+                name,
+            } if *config1 != 0 => write!(f, "{name}={}:config1={config1:#x}", raw_name(*code)),
             spec => f.write_str(spec.name()),
         }
     }
@@ -206,7 +250,7 @@ pub fn valid_names() -> Vec<&'static str> {
 /// The tail of every parse error: what is accepted.
 fn valid_help() -> String {
     format!(
-        "valid: {}, or a raw event rNNNN (hex, as perf's rNNNN), optionally named label=rNNNN",
+        "valid: {}, coherence (this CPU's coherence preset), or a raw event rNNNN (hex, as perf's rNNNN), optionally named label=rNNNN",
         valid_names().join(", ")
     )
 }
@@ -256,7 +300,11 @@ impl FromStr for CounterSpec {
                     None => raw_name(code),
                     Some(label) => check_label(label, s.trim())?.to_string(),
                 };
-                Ok(CounterSpec::Raw { code, name })
+                Ok(CounterSpec::Raw {
+                    code,
+                    config1: 0,
+                    name,
+                })
             }
             None if label.is_some() || looks_raw => Err(format!(
                 "bad raw event '{}': expected r followed by 1 to 16 hex digits (e.g. r0443), \
@@ -291,12 +339,44 @@ fn check_label<'a>(label: &'a str, item: &str) -> Result<&'a str, String> {
     Ok(label)
 }
 
-/// Parses a comma-separated counter list such as `cycles,instructions,r0443`.
+/// Parses a comma-separated counter list such as `cycles,instructions,r0443`; `coherence`
+/// stands for the coherence preset of this machine's CPU ([`super::coherence::detect`]).
 ///
 /// The error is one line naming the bad item and listing the valid names.
 pub fn parse_list(s: &str) -> Result<Vec<CounterSpec>, String> {
+    parse_list_with(s, super::coherence::detect)
+}
+
+/// [`parse_list`] with `coherence` expanded to the preset `preset` returns (called only when
+/// the list names it).
+pub fn parse_list_with(
+    s: &str,
+    preset: impl FnOnce() -> super::coherence::Preset,
+) -> Result<Vec<CounterSpec>, String> {
+    let mut preset = Some(preset);
     let mut specs: Vec<CounterSpec> = Vec::new();
     for item in s.split(',') {
+        if item.trim().eq_ignore_ascii_case("coherence") {
+            let Some(preset) = preset.take() else {
+                return Err(format!(
+                    "'coherence' listed twice in '{s}'; list each counter once"
+                ));
+            };
+            for spec in preset().specs() {
+                if let Some(other) = specs.iter().position(|o| o.name() == spec.name()) {
+                    if specs[other] != spec {
+                        return Err(format!(
+                            "counter '{}' in '{s}' is also in the coherence preset with \
+                             another code; drop one",
+                            spec.name()
+                        ));
+                    }
+                    continue;
+                }
+                specs.push(spec);
+            }
+            continue;
+        }
         if item.trim().is_empty() {
             return Err(format!(
                 "empty counter name in list '{s}'; give names separated by commas; {}",
@@ -347,6 +427,10 @@ pub struct CounterSample {
     pub time_running: u64,
     /// Whether only user space was counted (kernel counting not permitted).
     pub user_only: bool,
+    /// The raw encoding ([`CounterSpec::event`]); `None` for named events.
+    pub event: Option<String>,
+    /// The coherence preset the event came from ([`CounterSpec::preset`]).
+    pub preset: Option<&'static str>,
 }
 
 impl CounterSample {
@@ -359,6 +443,8 @@ impl CounterSample {
             time_enabled: enabled,
             time_running: running,
             user_only,
+            event: None,
+            preset: None,
         };
         if running == 0 && enabled > 0 {
             sample.unavailable = Some(
@@ -381,6 +467,8 @@ impl CounterSample {
             time_enabled: 0,
             time_running: 0,
             user_only: false,
+            event: None,
+            preset: None,
         }
     }
 
@@ -549,8 +637,10 @@ fn permission_reason(code: i32) -> String {
 /// One short, actionable line for a failed `perf_event_open` of `spec`.
 fn open_error_reason(spec: &CounterSpec, err: &io::Error) -> String {
     let raw = match spec {
-        CounterSpec::Raw { code, name } if *name == raw_name(*code) => Some(name.clone()),
-        CounterSpec::Raw { code, name } => Some(format!("{name} ({})", raw_name(*code))),
+        CounterSpec::Raw { code, name, .. } if *name == raw_name(*code) => Some(name.clone()),
+        CounterSpec::Raw { name, .. } => {
+            Some(format!("{name} ({})", spec.event().unwrap_or_default()))
+        }
         _ => None,
     };
     let Some(code) = err.raw_os_error() else {
@@ -787,7 +877,11 @@ impl ThreadCounters {
                     None => CounterSample::unavailable(name, "hardware counter group closed"),
                 },
             };
-            samples.push(sample);
+            samples.push(CounterSample {
+                event: spec.event(),
+                preset: spec.preset(),
+                ..sample
+            });
         }
         samples
     }
@@ -808,6 +902,12 @@ pub struct CounterReport {
     pub multiplexed: bool,
     /// Whether any thread counted user space only (kernel counting not permitted).
     pub user_only: bool,
+    /// The raw encoding given to the kernel (`r0443`, `r01b7,config1=0x10003c0002`); null for
+    /// named events.
+    pub event: Option<String>,
+    /// The coherence preset the event belongs to (`amd-zen4`, `intel-icx`, ...; see
+    /// `--counters coherence`); null otherwise.
+    pub preset: Option<String>,
 }
 
 /// Merges per-thread samples (each thread's list in spec order) into one report per counter,
@@ -833,6 +933,8 @@ pub fn merge(per_thread: &[Vec<CounterSample>], passages: u64) -> Vec<CounterRep
                 unavailable: None,
                 multiplexed: false,
                 user_only: false,
+                event: None,
+                preset: None,
             };
             let mut total = 0u64;
             for samples in per_thread {
@@ -842,6 +944,11 @@ pub fn merge(per_thread: &[Vec<CounterSample>], passages: u64) -> Vec<CounterRep
                         .get_or_insert_with(|| "not measured on every thread".to_string());
                     continue;
                 };
+                report.event = report.event.take().or_else(|| sample.event.clone());
+                report.preset = report
+                    .preset
+                    .take()
+                    .or_else(|| sample.preset.map(str::to_string));
                 report.multiplexed |= sample.multiplexed();
                 report.user_only |= sample.user_only;
                 match (&sample.value, &sample.unavailable) {
@@ -930,6 +1037,7 @@ mod tests {
             "r0443".parse::<CounterSpec>(),
             Ok(CounterSpec::Raw {
                 code: 0x0443,
+                config1: 0,
                 name: "r0443".into()
             })
         );
@@ -937,6 +1045,7 @@ mod tests {
             "R1D2".parse::<CounterSpec>(),
             Ok(CounterSpec::Raw {
                 code: 0x01d2,
+                config1: 0,
                 name: "r01d2".into()
             })
         );
@@ -944,6 +1053,7 @@ mod tests {
             "hitm=r01d2".parse::<CounterSpec>(),
             Ok(CounterSpec::Raw {
                 code: 0x01d2,
+                config1: 0,
                 name: "hitm".into()
             })
         );
@@ -952,6 +1062,7 @@ mod tests {
         assert_eq!(spec.to_string().parse::<CounterSpec>(), Ok(spec));
         assert!(CounterSpec::Raw {
             code: 1,
+            config1: 0,
             name: "r0001".into()
         }
         .is_hardware());
@@ -996,6 +1107,7 @@ mod tests {
                 CounterSpec::Instructions,
                 CounterSpec::Raw {
                     code: 0x443,
+                    config1: 0,
                     name: "r0443".into()
                 }
             ])
@@ -1010,6 +1122,56 @@ mod tests {
         assert!(err.contains("'cycles' listed twice"), "{err}");
         let names: Vec<String> = default_specs().iter().map(|s| s.to_string()).collect();
         assert_eq!(parse_list(&names.join(",")), Ok(default_specs()));
+    }
+
+    #[test]
+    fn coherence_expands_to_the_cpus_preset() {
+        use crate::metrics::coherence::{AMD_ZEN4, GENERIC, INTEL_SPR};
+        let specs = parse_list_with("cycles,coherence", || AMD_ZEN4).unwrap();
+        assert_eq!(specs[0], CounterSpec::Cycles);
+        assert_eq!(&specs[1..], AMD_ZEN4.specs().as_slice());
+        assert_eq!(specs[1].preset(), Some("amd-zen4"));
+        assert_eq!(specs[1].event().as_deref(), Some("r0243"));
+        assert_eq!(specs[0].preset(), None);
+        // A user's own r0243 is not a preset event.
+        let own: CounterSpec = "r0243".parse().unwrap();
+        assert_eq!(
+            (own.preset(), own.event().as_deref()),
+            (None, Some("r0243"))
+        );
+        // Case does not matter; the generic preset is cache-misses, listed once.
+        let generic = parse_list_with("cache-misses, Coherence", || GENERIC).unwrap();
+        assert_eq!(generic, vec![CounterSpec::CacheMisses]);
+        let err = parse_list_with("coherence,coherence", || INTEL_SPR).unwrap_err();
+        assert!(err.contains("listed twice"), "{err}");
+        // The preset is looked up only when asked for.
+        let plain = parse_list_with("cycles", || panic!("not asked")).unwrap();
+        assert_eq!(plain, vec![CounterSpec::Cycles]);
+        let spr = parse_list_with("coherence", || INTEL_SPR).unwrap();
+        assert_eq!(
+            spr.last().unwrap().to_string(),
+            "ocr.demand_rfo.l3_hit.snoop_hitm=r012a:config1=0x10003c0002"
+        );
+    }
+
+    #[test]
+    fn reports_carry_the_raw_encoding_and_preset() {
+        let spec = crate::metrics::coherence::INTEL_SKX.specs().pop().unwrap();
+        let mut counters = ThreadCounters::open(std::slice::from_ref(&spec));
+        let samples = counters.read();
+        assert_eq!(
+            samples[0].event.as_deref(),
+            Some("r01b7,config1=0x10003c0002")
+        );
+        assert_eq!(samples[0].preset, Some("intel-skx"));
+        let report = &merge(&[samples.clone(), samples], 10)[0];
+        assert_eq!(report.event.as_deref(), Some("r01b7,config1=0x10003c0002"));
+        assert_eq!(report.preset.as_deref(), Some("intel-skx"));
+        // On a machine without this CPU's PMU the event is unavailable, never 0.
+        if core_pmu_present() == Some(false) {
+            assert_eq!(report.total, None);
+            assert!(report.unavailable.is_some());
+        }
     }
 
     /// Whether this process may count kernel events (root, CAP_PERFMON, or a low
@@ -1191,6 +1353,7 @@ mod tests {
         let enoent = io::Error::from_raw_os_error(libc::ENOENT);
         let raw = CounterSpec::Raw {
             code: 0x443,
+            config1: 0,
             name: "r0443".into(),
         };
         let einval = io::Error::from_raw_os_error(libc::EINVAL);

@@ -1,5 +1,6 @@
 //! What a run measures: latency histograms, fairness, hardware and software counters.
 
+pub mod coherence;
 pub mod counters;
 pub mod fairness;
 pub mod latency;

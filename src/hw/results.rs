@@ -1,0 +1,359 @@
+//! Reading saved results back: the fields `correlate` and `predict` need, parsed tolerantly
+//! (missing fields take defaults, `rmr` may be null), from a directory of `lockbench run`
+//! output.
+//!
+//! A directory holding `results.json` (every run of one invocation) is read from that file
+//! alone; any other `*.json` holding a run object or an array of them is read too, so single
+//! saved runs and hand-assembled files work. Files that are not results (a calibration, say)
+//! are skipped and counted.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::config::UsageError;
+
+/// Sections of a passage, in order.
+pub const SECTIONS: [&str; 4] = ["doorway", "waiting", "cs", "exit"];
+
+/// A whole-passage latency summary (only the mean is used).
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Summary {
+    /// Mean, ns.
+    #[serde(default)]
+    pub mean: Option<f64>,
+}
+
+/// One thread's placement.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct ThreadRec {
+    /// CPU it was pinned to (null: not pinned).
+    #[serde(default)]
+    pub cpu: Option<usize>,
+}
+
+/// One counter, as saved.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct CounterRec {
+    /// Counter name.
+    pub name: String,
+    /// Per passage; null when unavailable.
+    #[serde(default)]
+    pub per_passage: Option<f64>,
+    /// Why it is missing.
+    #[serde(default)]
+    pub unavailable: Option<String>,
+    /// The raw encoding, for raw events.
+    #[serde(default)]
+    pub event: Option<String>,
+}
+
+/// RMRs under a model, as `run --rmr` saves them.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RmrRec {
+    /// Model: cc, cc-wb, dsm.
+    pub model: String,
+    /// Mean RMRs per passage.
+    pub per_passage_mean: f64,
+    /// Largest RMRs of one passage.
+    #[serde(default)]
+    pub per_passage_max: Option<f64>,
+    /// Per-passage mean of each section (doorway, waiting, cs, exit).
+    #[serde(default)]
+    pub by_section: BTreeMap<String, serde_json::Value>,
+}
+
+impl RmrRec {
+    /// The per-passage mean of one section: a number, or an object's `mean` /
+    /// `per_passage_mean`.
+    pub fn section(&self, name: &str) -> Option<f64> {
+        let v = self.by_section.get(name)?;
+        v.as_f64().or_else(|| {
+            v.get("mean")
+                .or_else(|| v.get("per_passage_mean"))
+                .and_then(serde_json::Value::as_f64)
+        })
+    }
+
+    /// The sections present, in passage order, with their means.
+    pub fn sections(&self) -> Vec<(&'static str, f64)> {
+        SECTIONS
+            .iter()
+            .filter_map(|s| self.section(s).map(|v| (*s, v)))
+            .collect()
+    }
+}
+
+/// The host, as saved.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct HostRec {
+    /// CPU model.
+    #[serde(default)]
+    pub cpu_model: Option<String>,
+}
+
+/// One saved run: the fields the hardware commands read.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunRec {
+    /// Lock name.
+    pub lock: String,
+    /// Threads.
+    pub threads: usize,
+    /// Session mix.
+    #[serde(default)]
+    pub mix: String,
+    /// Critical-section busy work, ns.
+    #[serde(default)]
+    pub cs_ns: u64,
+    /// Think-time busy work, ns.
+    #[serde(default)]
+    pub think_ns: u64,
+    /// Shared lines touched in the critical section.
+    #[serde(default)]
+    pub cs_lines: usize,
+    /// Whole passage, ns.
+    #[serde(default)]
+    pub passage_ns: Option<Summary>,
+    /// Placement of each thread.
+    #[serde(default)]
+    pub per_thread: Vec<ThreadRec>,
+    /// Counters.
+    #[serde(default)]
+    pub counters: Vec<CounterRec>,
+    /// Model RMRs, when measured.
+    #[serde(default)]
+    pub rmr: Option<RmrRec>,
+    /// Host.
+    #[serde(default)]
+    pub host: Option<HostRec>,
+    /// The file it came from (set on loading).
+    #[serde(skip)]
+    pub file: PathBuf,
+}
+
+impl RunRec {
+    /// Identifies one configuration across invocations (the thread count included).
+    pub fn key(&self) -> (String, String, u64, u64, usize, usize) {
+        (
+            self.lock.clone(),
+            self.mix.clone(),
+            self.cs_ns,
+            self.think_ns,
+            self.cs_lines,
+            self.threads,
+        )
+    }
+
+    /// Mean passage time, ns.
+    pub fn passage_mean(&self) -> Option<f64> {
+        self.passage_ns.as_ref()?.mean.filter(|m| m.is_finite())
+    }
+
+    /// The CPUs of its threads (`None` for unpinned ones).
+    pub fn cpus(&self) -> Vec<Option<usize>> {
+        if self.per_thread.is_empty() {
+            vec![None; self.threads]
+        } else {
+            self.per_thread.iter().map(|t| t.cpu).collect()
+        }
+    }
+}
+
+/// Runs read from a directory, with what was skipped.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// The runs.
+    pub runs: Vec<RunRec>,
+    /// JSON files that held no results.
+    pub skipped: Vec<PathBuf>,
+}
+
+fn json_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = fs::read_dir(dir)?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    if entries
+        .iter()
+        .any(|p| p.file_name() == Some("results.json".as_ref()))
+    {
+        out.push(dir.join("results.json"));
+        for p in entries.iter().filter(|p| p.is_dir()) {
+            json_files(p, out)?;
+        }
+        return Ok(());
+    }
+    for p in entries {
+        if p.is_dir() {
+            json_files(&p, out)?;
+        } else if p.extension().is_some_and(|e| e == "json") {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Reads every run under `dir`. A missing directory, or one with no results, is bad input.
+pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "{} is not a directory of results; give the directory `lockbench run` saved to \
+             (e.g. reports/run-...)",
+            dir.display()
+        )));
+    }
+    let mut files = Vec::new();
+    json_files(dir, &mut files)
+        .map_err(|e| UsageError(format!("cannot read {}: {e}", dir.display())))?;
+    let mut loaded = Loaded::default();
+    for file in files {
+        let Ok(text) = fs::read_to_string(&file) else {
+            loaded.skipped.push(file);
+            continue;
+        };
+        let runs = match serde_json::from_str::<serde_json::Value>(&text) {
+            Ok(serde_json::Value::Array(items)) => items
+                .into_iter()
+                .map(serde_json::from_value::<RunRec>)
+                .collect::<Result<Vec<_>, _>>()
+                .ok(),
+            Ok(v @ serde_json::Value::Object(_)) => {
+                serde_json::from_value::<RunRec>(v).ok().map(|r| vec![r])
+            }
+            _ => None,
+        };
+        match runs {
+            Some(runs) if !runs.is_empty() => {
+                loaded.runs.extend(runs.into_iter().map(|mut r| {
+                    r.file = file.clone();
+                    r
+                }));
+            }
+            _ => loaded.skipped.push(file),
+        }
+    }
+    if loaded.runs.is_empty() {
+        return Err(UsageError(format!(
+            "no lockbench results in {}; give the directory `lockbench run` saved to",
+            dir.display()
+        )));
+    }
+    Ok(loaded)
+}
+
+/// A configuration's model side joined with its measured side.
+#[derive(Clone, Debug)]
+pub struct Joined<'a> {
+    /// The run carrying the model RMRs.
+    pub model: &'a RunRec,
+    /// The run whose clock and counters are used: a run of the same configuration on native
+    /// memory when the directory holds one (the counting memory slows every access and adds
+    /// traffic of its own), else the model run itself.
+    pub measured: &'a RunRec,
+}
+
+impl Joined<'_> {
+    /// Whether time and counters come from the counting-memory run itself.
+    pub fn measured_on_counting_memory(&self) -> bool {
+        std::ptr::eq(self.model, self.measured)
+    }
+
+    /// The model's RMRs.
+    pub fn rmr(&self) -> &RmrRec {
+        self.model.rmr.as_ref().expect("joined runs carry RMRs")
+    }
+}
+
+/// Every run with model RMRs, each joined with a native run of the same configuration when
+/// there is one (the first found).
+pub fn join(runs: &[RunRec]) -> Vec<Joined<'_>> {
+    runs.iter()
+        .filter(|r| r.rmr.is_some())
+        .map(|model| {
+            let measured = runs
+                .iter()
+                .find(|n| n.rmr.is_none() && n.key() == model.key())
+                .unwrap_or(model);
+            Joined { model, measured }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(json: &str) -> RunRec {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn tolerates_missing_fields_and_null_rmr() {
+        let r = run(r#"{"lock": "ticket", "threads": 2, "rmr": null, "extra": 1}"#);
+        assert!(r.rmr.is_none());
+        assert_eq!(r.passage_mean(), None);
+        assert_eq!(r.cpus(), vec![None, None]);
+        let r = run(
+            r#"{"lock": "mcs", "threads": 2, "passage_ns": {"mean": 120.5, "p50": 1},
+                "per_thread": [{"cpu": 0}, {"cpu": 1}],
+                "rmr": {"model": "cc", "per_passage_mean": 4.5, "per_passage_max": 9,
+                        "by_section": {"exit": 1.0, "doorway": 2.0, "waiting": {"mean": 1.5},
+                                       "cs": 0}}}"#,
+        );
+        assert_eq!(r.passage_mean(), Some(120.5));
+        assert_eq!(r.cpus(), vec![Some(0), Some(1)]);
+        let rmr = r.rmr.unwrap();
+        assert_eq!(
+            rmr.sections(),
+            vec![
+                ("doorway", 2.0),
+                ("waiting", 1.5),
+                ("cs", 0.0),
+                ("exit", 1.0)
+            ]
+        );
+    }
+
+    #[test]
+    fn join_prefers_a_native_run_of_the_same_configuration() {
+        let runs = vec![
+            run(r#"{"lock": "a", "threads": 2, "rmr": {"model": "cc", "per_passage_mean": 3}}"#),
+            run(r#"{"lock": "a", "threads": 1, "passage_ns": {"mean": 5}}"#),
+            run(r#"{"lock": "a", "threads": 2, "passage_ns": {"mean": 50}}"#),
+            run(r#"{"lock": "b", "threads": 2, "rmr": {"model": "cc", "per_passage_mean": 3}}"#),
+        ];
+        let joined = join(&runs);
+        assert_eq!(joined.len(), 2);
+        assert_eq!(joined[0].measured.passage_mean(), Some(50.0));
+        assert!(!joined[0].measured_on_counting_memory());
+        assert!(joined[1].measured_on_counting_memory());
+    }
+
+    #[test]
+    fn loading_reads_results_json_once_and_skips_other_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let inv = dir.path().join("run-1");
+        fs::create_dir(&inv).unwrap();
+        let one = r#"{"lock": "a", "threads": 1}"#;
+        fs::write(inv.join("001-a-t1-distinct.json"), one).unwrap();
+        fs::write(inv.join("results.json"), format!("[{one}]")).unwrap();
+        fs::write(dir.path().join("calibration.json"), r#"{"cpus": [0, 1]}"#).unwrap();
+        fs::write(
+            dir.path().join("loose.json"),
+            r#"{"lock": "b", "threads": 2}"#,
+        )
+        .unwrap();
+        let loaded = load(dir.path()).unwrap();
+        let locks: Vec<&str> = loaded.runs.iter().map(|r| r.lock.as_str()).collect();
+        assert_eq!(locks, vec!["b", "a"]);
+        assert_eq!(loaded.skipped.len(), 1);
+
+        let empty = tempfile::tempdir().unwrap();
+        let err = load(empty.path()).unwrap_err().0;
+        assert!(err.contains("no lockbench results"), "{err}");
+        let err = load(&empty.path().join("nope")).unwrap_err().0;
+        assert!(err.contains("not a directory"), "{err}");
+    }
+}

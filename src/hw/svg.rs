@@ -1,0 +1,277 @@
+//! A small SVG scatter plot: points coloured by series, a least-squares line, axes with ticks.
+
+use std::fmt::Write as _;
+
+/// One point.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// Horizontal value.
+    pub x: f64,
+    /// Vertical value.
+    pub y: f64,
+    /// Series (colour and legend entry), e.g. the lock.
+    pub series: String,
+    /// Label written beside the point, e.g. the thread count.
+    pub label: String,
+}
+
+/// A plot to draw.
+#[derive(Clone, Debug)]
+pub struct Scatter {
+    /// Title line.
+    pub title: String,
+    /// Second title line (the coefficients).
+    pub subtitle: String,
+    /// Horizontal axis label.
+    pub x_label: String,
+    /// Vertical axis label.
+    pub y_label: String,
+    /// The points.
+    pub points: Vec<Point>,
+    /// Least-squares line `y = a + b x`, drawn across the data when given.
+    pub fit: Option<(f64, f64)>,
+}
+
+const W: f64 = 760.0;
+const H: f64 = 520.0;
+const LEFT: f64 = 90.0;
+const RIGHT: f64 = 190.0;
+const TOP: f64 = 70.0;
+const BOTTOM: f64 = 70.0;
+
+/// Colour-blind-safe palette (Okabe–Ito).
+const PALETTE: [&str; 8] = [
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+];
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A "nice" tick step for a range (1, 2 or 5 times a power of ten), about five ticks.
+fn tick_step(span: f64) -> f64 {
+    if span <= 0.0 || !span.is_finite() {
+        return 1.0;
+    }
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let norm = raw / mag;
+    let nice = if norm < 1.5 {
+        1.0
+    } else if norm < 3.5 {
+        2.0
+    } else if norm < 7.5 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+/// Axis range from 0 (or the data's minimum when negative) to a tick past the maximum.
+fn axis(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
+    let (mut lo, mut hi) = (0.0f64, f64::MIN);
+    for v in values {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if hi <= lo {
+        hi = lo + 1.0;
+    }
+    let step = tick_step(hi - lo);
+    ((lo / step).floor() * step, (hi / step).ceil() * step, step)
+}
+
+fn fmt_tick(v: f64, step: f64) -> String {
+    if step >= 1.0 {
+        format!("{v:.0}")
+    } else {
+        let digits = (-step.log10().floor()) as usize;
+        format!("{v:.digits$}")
+    }
+}
+
+/// Renders the plot as a standalone SVG document.
+pub fn render(plot: &Scatter) -> String {
+    let (x0, x1, xs) = axis(plot.points.iter().map(|p| p.x));
+    let (y0, y1, ys) = axis(plot.points.iter().map(|p| p.y));
+    let pw = W - LEFT - RIGHT;
+    let ph = H - TOP - BOTTOM;
+    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
+    let py = |y: f64| TOP + ph - (y - y0) / (y1 - y0) * ph;
+    let mut series: Vec<&str> = Vec::new();
+    for p in &plot.points {
+        if !series.contains(&p.series.as_str()) {
+            series.push(&p.series);
+        }
+    }
+    let colour = |s: &str| {
+        let i = series.iter().position(|x| *x == s).unwrap_or(0);
+        PALETTE[i % PALETTE.len()]
+    };
+
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = writeln!(out, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+    let _ = writeln!(
+        out,
+        r#"<text x="{}" y="24" font-size="15" font-weight="bold">{}</text>"#,
+        LEFT,
+        escape(&plot.title)
+    );
+    let _ = writeln!(
+        out,
+        r##"<text x="{}" y="44" fill="#444">{}</text>"##,
+        LEFT,
+        escape(&plot.subtitle)
+    );
+    // Grid and ticks.
+    let mut x = x0;
+    while x <= x1 + xs / 2.0 {
+        let sx = px(x);
+        let _ = writeln!(
+            out,
+            r##"<line x1="{sx:.1}" y1="{TOP}" x2="{sx:.1}" y2="{:.1}" stroke="#e6e6e6"/><text x="{sx:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            TOP + ph,
+            TOP + ph + 18.0,
+            fmt_tick(x, xs)
+        );
+        x += xs;
+    }
+    let mut y = y0;
+    while y <= y1 + ys / 2.0 {
+        let sy = py(y);
+        let _ = writeln!(
+            out,
+            r##"<line x1="{LEFT}" y1="{sy:.1}" x2="{:.1}" y2="{sy:.1}" stroke="#e6e6e6"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            LEFT + pw,
+            LEFT - 8.0,
+            sy + 4.0,
+            fmt_tick(y, ys)
+        );
+        y += ys;
+    }
+    let _ = writeln!(
+        out,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>"##
+    );
+    let _ = writeln!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+        LEFT + pw / 2.0,
+        H - 22.0,
+        escape(&plot.x_label)
+    );
+    let _ = writeln!(
+        out,
+        r#"<text transform="translate(24 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        TOP + ph / 2.0,
+        escape(&plot.y_label)
+    );
+    // Fit line, clipped to the plot by evaluating it at the axis ends and clamping.
+    if let Some((a, b)) = plot.fit {
+        let (lo, hi) = plot
+            .points
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+                (lo.min(p.x), hi.max(p.x))
+            });
+        let clamp = |v: f64| v.clamp(y0, y1);
+        let _ = writeln!(
+            out,
+            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#888" stroke-dasharray="6 4"/>"##,
+            px(lo),
+            py(clamp(a + b * lo)),
+            px(hi),
+            py(clamp(a + b * hi))
+        );
+    }
+    for p in &plot.points {
+        let (sx, sy) = (px(p.x), py(p.y));
+        let _ = writeln!(
+            out,
+            r##"<circle cx="{sx:.1}" cy="{sy:.1}" r="5" fill="{}" fill-opacity="0.85" stroke="#222" stroke-width="0.6"><title>{}</title></circle>"##,
+            colour(&p.series),
+            escape(&format!("{} {}: x {} y {}", p.series, p.label, p.x, p.y))
+        );
+        if !p.label.is_empty() {
+            let _ = writeln!(
+                out,
+                r##"<text x="{:.1}" y="{:.1}" font-size="10" fill="#555">{}</text>"##,
+                sx + 7.0,
+                sy - 6.0,
+                escape(&p.label)
+            );
+        }
+    }
+    // Legend.
+    let lx = LEFT + pw + 20.0;
+    for (i, s) in series.iter().enumerate() {
+        let ly = TOP + 10.0 + i as f64 * 20.0;
+        let _ = writeln!(
+            out,
+            r##"<circle cx="{lx:.1}" cy="{ly:.1}" r="5" fill="{}" stroke="#222" stroke-width="0.6"/><text x="{:.1}" y="{:.1}">{}</text>"##,
+            colour(s),
+            lx + 12.0,
+            ly + 4.0,
+            escape(s)
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round() {
+        assert_eq!(tick_step(10.0), 2.0);
+        assert_eq!(tick_step(1000.0), 200.0);
+        assert_eq!(tick_step(0.3), 0.05);
+        assert_eq!(axis([3.0, 47.0].into_iter()), (0.0, 50.0, 10.0));
+        assert_eq!(fmt_tick(0.25, 0.05), "0.25");
+    }
+
+    #[test]
+    fn renders_points_legend_and_escapes() {
+        let plot = Scatter {
+            title: "a <b> & c".into(),
+            subtitle: "r = 0.9".into(),
+            x_label: "RMRs".into(),
+            y_label: "events".into(),
+            points: vec![
+                Point {
+                    x: 1.0,
+                    y: 2.0,
+                    series: "mcs".into(),
+                    label: "t2".into(),
+                },
+                Point {
+                    x: 3.0,
+                    y: 7.0,
+                    series: "tas".into(),
+                    label: "t4".into(),
+                },
+            ],
+            fit: Some((0.0, 2.0)),
+        };
+        let svg = render(&plot);
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
+        assert_eq!(
+            svg.matches("<circle").count(),
+            4,
+            "two points, two legend entries"
+        );
+        assert!(svg.contains("a &lt;b&gt; &amp; c"));
+        assert!(svg.contains("stroke-dasharray"));
+        assert!(!svg.contains("NaN"));
+    }
+}
