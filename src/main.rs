@@ -34,5 +34,6 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         }
         Command::Run(args) => lockbench::app::run(&args),
         Command::Verify(args) => lockbench::app::verify(&args),
+        Command::Rmr(args) => lockbench::app::rmr(&args),
     }
 }

@@ -143,6 +143,7 @@ fn test_entry(name: &'static str, scheduled: lockbench::locks::Builder) -> LockE
         },
         native: scheduled,
         scheduled: Some(scheduled),
+        counting: None,
     }
 }
 

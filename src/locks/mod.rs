@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::mem::{NativeMemory, WaitPolicy};
+use crate::mem::{CountingMemory, NativeMemory, WaitPolicy};
 
 pub mod baseline;
 pub mod paper;
+pub mod reference;
 
 /// The problem a lock solves, which fixes the safety property the oracle checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -74,6 +75,13 @@ pub trait Lock: Send + Sync {
     fn check_invariants(&self, exact: bool) -> Result<(), String> {
         let _ = exact;
         Ok(())
+    }
+
+    /// The spread of the tokens currently held (largest minus smallest non-negative token, by
+    /// peeking), for bakeries whose papers bound or refute it (seed 002 §3.1, Theorem 1); None
+    /// for other locks or when fewer than one token is held.
+    fn token_range(&self) -> Option<i64> {
+        None
     }
 }
 
@@ -133,6 +141,9 @@ pub struct LockInfo {
 /// Builds a lock from its parameters.
 pub type Builder = fn(&Params) -> Box<dyn Lock>;
 
+/// Builds a lock on a given counting memory (RMRs under a model).
+pub type CountingBuilder = fn(&Params, CountingMemory) -> Box<dyn Lock>;
+
 /// One registry entry.
 #[derive(Clone)]
 pub struct LockEntry {
@@ -143,6 +154,9 @@ pub struct LockEntry {
     /// Builds the same algorithm on the scheduled memory (for `verify`); `None` for locks not
     /// written over the register abstraction.
     pub scheduled: Option<Builder>,
+    /// Builds the same algorithm on a counting memory (for `rmr` and `run --rmr`); `None` for
+    /// locks not written over the register abstraction.
+    pub counting: Option<CountingBuilder>,
 }
 
 /// Makes a [`LockEntry`] for an algorithm written over the register abstraction: a type
@@ -154,6 +168,7 @@ macro_rules! generic_entry {
             info: $info,
             native: |p| Box::new($ty::new(p.native(), p)),
             scheduled: Some(|p| Box::new($ty::new($crate::mem::ScheduledMemory, p))),
+            counting: Some(|p, m| Box::new($ty::new(m, p))),
         }
     };
 }
@@ -161,6 +176,7 @@ macro_rules! generic_entry {
 /// Every lock lockbench knows, in listing order.
 pub fn registry() -> Vec<LockEntry> {
     let mut all = baseline::entries();
+    all.extend(reference::entries());
     all.extend(paper::entries());
     all
 }

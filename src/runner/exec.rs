@@ -14,7 +14,8 @@ use quanta::Clock;
 use crate::check::trace::TraceRecord;
 use crate::check::Oracle;
 use crate::locks::{Lock, LockEntry, Params};
-use crate::mem::{Aborted, WaitPolicy};
+use crate::mem::counting::RmrSummary;
+use crate::mem::{Aborted, CountingMemory, Model, Section, WaitPolicy};
 use crate::metrics::counters::{CounterSample, CounterSpec, ThreadCounters};
 use crate::metrics::latency::ticks_histogram;
 use crate::runner::topology::pin_current_thread;
@@ -72,6 +73,8 @@ pub struct RunSpec {
     pub stall_timeout: Duration,
     /// Seed of the session samplers.
     pub seed: u64,
+    /// Run on a counting memory under this RMR model (slower; fills `Repetition::rmr`).
+    pub rmr: Option<Model>,
 }
 
 /// One thread's share of a repetition.
@@ -120,6 +123,8 @@ pub struct Repetition {
     pub trace: Option<(Vec<TraceRecord>, bool)>,
     /// Nanoseconds per clock tick.
     pub ns_per_tick: f64,
+    /// RMRs of the measured passages (`rmr` set in the spec).
+    pub rmr: Option<RmrSummary>,
 }
 
 /// A run that could not be carried out.
@@ -151,6 +156,8 @@ struct Shared {
     cs: Delay,
     think: Delay,
     lines: SharedLines,
+    /// The counting memory the lock runs on (`RunSpec::rmr`).
+    counting: Option<CountingMemory>,
 }
 
 /// What a worker hands back.
@@ -184,7 +191,19 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
     let n = spec.threads;
     let params = Params::new(spec.slots.max(n), spec.k, spec.policy);
     let abort = params.abort.clone();
-    let lock = (spec.entry.native)(&params);
+    let counting = spec
+        .rmr
+        .map(|m| CountingMemory::new(m, params.n, spec.policy, Some(abort.clone())));
+    let lock = match (&counting, spec.entry.counting) {
+        (None, _) => (spec.entry.native)(&params),
+        (Some(m), Some(build)) => build(&params, m.clone()),
+        (Some(_), None) => {
+            return Err(RunFailure(format!(
+                "{} is not written over the register abstraction: its RMRs cannot be counted",
+                spec.entry.info.name
+            )))
+        }
+    };
     let clock = Clock::new();
     let shared = Arc::new(Shared {
         spec: spec.clone(),
@@ -200,6 +219,7 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
         cs: Delay::new(spec.cs),
         think: Delay::new(spec.think),
         lines: SharedLines::new(spec.cs_lines),
+        counting,
     });
     let (tx, rx) = mpsc::channel::<WorkerOut>();
     // One sampler per process, built here so that every process shares one Zipf table.
@@ -381,6 +401,7 @@ fn assemble(
         stalled,
         trace: spec.trace.then_some((trace, truncated)),
         ns_per_tick: npt,
+        rmr: shared.counting.as_ref().map(|m| m.summary()),
     }
 }
 
@@ -507,6 +528,9 @@ fn passages<const CHECK: bool, const TRACE: bool>(
                 count = 0;
                 counters.reset();
                 counters.enable();
+                if let Some(m) = &shared.counting {
+                    m.reset_passages(p);
+                }
                 prev = clock.raw();
                 // The first whole passage starts at the first request, not here.
                 pending = false;
@@ -520,7 +544,27 @@ fn passages<const CHECK: bool, const TRACE: bool>(
         let timed = count & mask == 0;
         let t0;
         let mut doorway = 0u64;
-        if TRACE {
+        if let Some(m) = &shared.counting {
+            // `run --rmr`: the counting memory is told each section; the lock marks the doorway.
+            t0 = if TRACE {
+                fenced_now(clock)
+            } else {
+                clock.raw()
+            };
+            m.begin_passage(p);
+            let mut seen = false;
+            lock.enter_traced(p, session, &mut || {
+                seen = true;
+                m.set_section(p, Section::Waiting);
+                if TRACE {
+                    doorway = fenced_now(clock);
+                }
+            });
+            if !seen {
+                m.doorway_unobserved(p);
+            }
+            m.set_section(p, Section::Cs);
+        } else if TRACE {
             t0 = fenced_now(clock);
             lock.enter_traced(p, session, &mut || doorway = fenced_now(clock));
         } else {
@@ -546,6 +590,9 @@ fn passages<const CHECK: bool, const TRACE: bool>(
             out.inside_max = out.inside_max.max(e.inside);
             shared.oracle.exit(e);
         }
+        if let Some(m) = &shared.counting {
+            m.set_section(p, Section::Exit);
+        }
         if TRACE {
             let t2 = fenced_now(clock);
             lock.exit(p, session);
@@ -567,6 +614,9 @@ fn passages<const CHECK: bool, const TRACE: bool>(
             }
         } else {
             lock.exit(p, session);
+        }
+        if let Some(m) = &shared.counting {
+            m.end_passage(p);
         }
         if pending {
             out.passage.saturating_record(t0.wrapping_sub(prev).max(1));
@@ -672,6 +722,7 @@ mod tests {
             counters: Vec::new(),
             stall_timeout: Duration::from_millis(300),
             seed: 1,
+            rmr: None,
         }
     }
 
@@ -708,6 +759,7 @@ mod tests {
             info: info("admit-all", Problem::Mutex),
             native: |_| Box::new(AdmitAll),
             scheduled: None,
+            counting: None,
         };
         let r = run_once(&spec(
             entry,
@@ -732,6 +784,7 @@ mod tests {
                 Box::new(NeverAdmits(mem, reg))
             },
             scheduled: None,
+            counting: None,
         };
         let started = Instant::now();
         let r = run_once(&spec(entry, 2, StopRule::Duration(Duration::from_secs(60)))).unwrap();
@@ -756,6 +809,7 @@ mod tests {
             info: info("parks", Problem::Mutex),
             native: |_| Box::new(ParksForever),
             scheduled: None,
+            counting: None,
         };
         let r = run_once(&spec(entry, 1, StopRule::Duration(Duration::from_secs(60)))).unwrap();
         let why = r.stalled.unwrap();

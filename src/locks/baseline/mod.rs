@@ -46,6 +46,7 @@ pub fn entries() -> Vec<LockEntry> {
             info,
             native,
             scheduled: None,
+            counting: None,
         }
     }
     vec![
