@@ -25,7 +25,10 @@ fn correct_algorithms_are_safe_under_explored_schedules() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 9, "ticket and the eight safe paper algorithms");
+    assert_eq!(
+        checked, 13,
+        "ticket, the four reference locks and the eight safe paper algorithms"
+    );
 }
 
 #[test]
