@@ -540,22 +540,20 @@ impl Schedule for Pct {
 }
 
 /// The greedy adversary against one victim: first let another process overwrite a register the
-/// victim holds cached (or waits on), so the victim must fetch it again; else run the victim when
-/// its next access is remote (it pays); else run the others (the victim keeps waiting); the
-/// victim's local steps only when nothing else can move.
+/// victim holds cached (or waits on), so the victim must fetch it again; otherwise every enabled
+/// process in turn (so all compete with the victim), passing over the victim while its next step
+/// is local and someone else can move (it keeps waiting); the victim's free steps only when
+/// nothing else can move.
 #[derive(Debug)]
 pub struct Greedy {
     victim: usize,
-    others: RoundRobin,
+    next: usize,
 }
 
 impl Greedy {
     /// Against `victim`.
     pub fn new(victim: usize) -> Self {
-        Greedy {
-            victim,
-            others: RoundRobin::default(),
-        }
+        Greedy { victim, next: 0 }
     }
 }
 
@@ -574,22 +572,22 @@ impl Schedule for Greedy {
             if let Some(q) = (0..n).find(|&q| hurts(q)) {
                 return q;
             }
-            if v[vic].enabled() && v[vic].remote {
-                return vic;
-            }
         }
-        let start = self.others.next;
-        if let Some(q) = (0..n)
-            .map(|i| (start + i) % n)
-            .find(|&q| q != vic && v[q].enabled())
-        {
-            self.others.next = q + 1;
-            return q;
-        }
-        if v[vic].kind != Kind::Done {
-            return vic;
-        }
-        self.others.pick(v)
+        let others = (0..n).any(|q| q != vic && v[q].enabled());
+        let start = self.next;
+        let pick = (0..n).map(|i| (start + i) % n).find(|&q| {
+            // The victim's local accesses wait; its local steps (arriving, the CS) do not.
+            v[q].enabled() && (q != vic || v[vic].access.is_none() || v[vic].remote || !others)
+        });
+        let q = match pick {
+            Some(q) => q,
+            None => (0..n)
+                .map(|i| (start + i) % n)
+                .find(|&q| v[q].kind != Kind::Done)
+                .expect("a live process"),
+        };
+        self.next = q + 1;
+        q
     }
 }
 
