@@ -102,6 +102,22 @@ fn lamport_token_range_grows_and_ub_bakery_stays_clustered() {
     }
 }
 
+/// Seed 002 Theorem 1 beyond two processes: UB-Bakery's tokens stay within n of X, so their
+/// range stays within n under every schedule.
+#[test]
+fn ub_bakery_range_stays_within_n() {
+    let e = find("ub-bakery").unwrap();
+    for n in [3usize, 4, 5, 6] {
+        for (schedule, seed) in [(ScheduleKind::Random, 4), (ScheduleKind::Adversarial, 1)] {
+            let mut o = opts(n, Model::Cc, schedule, 4);
+            o.seed = seed;
+            let r = run_one(&e, &o).unwrap();
+            let range = r.token_range_max.unwrap();
+            assert!(range <= n as i64, "N = {n} {schedule:?}: range {range}");
+        }
+    }
+}
+
 /// Seed 001 Lemma 7: O(n) RMRs per passage in CC and DSM; the waiting room's RMRs do not grow
 /// with the time spent waiting (a longer critical section keeps waiters spinning longer).
 #[test]
