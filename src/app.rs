@@ -449,6 +449,19 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let topo = Topology::detect().context("reading the CPU topology")?;
     let host = Host::detect(&topo);
     let mut plan = plan(&opts, &topo)?;
+    let most = crate::mem::counting::MAX_PROCESSES;
+    if opts.rmr.is_some()
+        && opts
+            .slots
+            .unwrap_or(0)
+            .max(*plan.thread_counts.iter().max().unwrap_or(&0))
+            > most
+    {
+        return Err(UsageError(format!(
+            "--rmr counts at most {most} processes: lower --threads/--slots, or run without --rmr"
+        ))
+        .into());
+    }
     if opts.rmr.is_some() {
         let before = plan.runs.len();
         plan.runs.retain(|r| r.entry.counting.is_some());
