@@ -109,6 +109,7 @@ struct Planned {
 /// The whole plan of an invocation, validated before anything runs or is written.
 struct Plan {
     runs: Vec<Planned>,
+    thread_counts: Vec<usize>,
     placement: Vec<usize>,
     warnings: Vec<String>,
     /// Per thread count: wait policy and whether threads outnumber CPUs.
@@ -129,6 +130,14 @@ fn plan(opts: &RunOptions, topo: &Topology) -> Result<Plan, UsageError> {
                 .collect::<Result<_, _>>()?,
         )
     };
+    if let (Some(model), Some(locks)) = (opts.rmr, &explicit) {
+        if let Some(e) = locks.iter().find(|e| e.counting.is_none()) {
+            return usage(format!(
+                "--rmr {model}: {} is not written over the register abstraction, so its RMRs cannot be counted (drop it, or run without --rmr)",
+                e.info.name
+            ));
+        }
+    }
     let baseline = lookup(&opts.baseline).map_err(|_| {
         UsageError(format!(
             "unknown baseline {:?}: `lockbench list` shows the names",
@@ -252,6 +261,7 @@ fn plan(opts: &RunOptions, topo: &Topology) -> Result<Plan, UsageError> {
     }
     Ok(Plan {
         runs,
+        thread_counts,
         placement,
         warnings,
         policy_for,
@@ -291,11 +301,13 @@ impl PointAcc {
 }
 
 /// Everything a result carries that is the same for every run of one invocation.
-struct Shared<'a> {
+struct Common<'a> {
     opts: &'a RunOptions,
     host: &'a Host,
     overhead: f64,
     fidelity: Option<FidelityPoint>,
+    /// With `--rmr`: what counting costs per register access, ns.
+    counting_overhead: Option<f64>,
 }
 
 /// Aggregates the repetitions of one planned run into its result; `base` is the baseline's
@@ -304,12 +316,13 @@ fn summarize(
     p: &Planned,
     spec: &RunSpec,
     acc: &PointAcc,
-    ctx: &Shared,
+    ctx: &Common,
     warnings: Vec<String>,
     base: Option<(&str, &PointAcc)>,
     oversubscribed: bool,
 ) -> RunResult {
     let opts = ctx.opts;
+    let counting_overhead = ctx.counting_overhead;
     let reps: Vec<&Repetition> = acc.reps.iter().map(|(_, r)| r).collect();
     let throughputs: Vec<f64> = reps.iter().map(|r| r.throughput_per_sec).collect();
     let spread = Spread::of(&throughputs);
@@ -366,6 +379,20 @@ fn summarize(
             ));
         }
     }
+    if let (Some(r), Some(ns)) = (&med.rmr, counting_overhead) {
+        let per_passage = if r.passages > 0 {
+            r.accesses as f64 / r.passages as f64
+        } else {
+            0.0
+        };
+        warnings.push(format!(
+            "rmr ({}): {:.1} RMRs per passage (max {}); counted on the counting memory, so timing is slower than a plain run: +{ns:.1} ns per access × {per_passage:.1} accesses per passage ≈ +{} per passage",
+            r.model,
+            r.per_passage_mean,
+            r.per_passage_max,
+            crate::report::nanos(ns * per_passage)
+        ));
+    }
     // Paired ratios: this lock's throughput over the baseline's in the same round.
     let per_round: Vec<RoundFigure> = acc
         .reps
@@ -414,7 +441,7 @@ fn summarize(
         invariant_failures: reps.iter().map(|r| r.invariant_failures).sum(),
         invariant_example,
         counters: merge(&med.counters, med.passages),
-        rmr: None,
+        rmr: med.rmr.as_ref().map(|s| rmr_json(s, counting_overhead)),
         trace,
         stalled,
         baseline: base.map(|b| b.0.to_string()),
@@ -524,6 +551,7 @@ fn fidelity_template(
         counters: counters::default_specs(),
         stall_timeout: Duration::from_secs(10),
         seed: 1,
+        rmr: None,
     }
 }
 
@@ -559,7 +587,29 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     };
     let topo = Topology::detect().context("reading the CPU topology")?;
     let host = Host::detect(&topo);
-    let plan = plan(&opts, &topo)?;
+    let mut plan = plan(&opts, &topo)?;
+    let most = crate::mem::counting::MAX_PROCESSES;
+    if opts.rmr.is_some()
+        && opts
+            .slots
+            .unwrap_or(0)
+            .max(*plan.thread_counts.iter().max().unwrap_or(&0))
+            > most
+    {
+        return Err(UsageError(format!(
+            "--rmr counts at most {most} processes: lower --threads/--slots, or run without --rmr"
+        ))
+        .into());
+    }
+    if opts.rmr.is_some() {
+        let before = plan.runs.len();
+        plan.runs.retain(|r| r.entry.counting.is_some());
+        if plan.runs.len() < before {
+            plan.warnings.push(
+                "--rmr: locks not written over the register abstraction (std, parking_lot, spin, condvar baselines) are left out".into(),
+            );
+        }
+    }
     let mut store = Store::create(&opts.out)?;
 
     let err = &mut std::io::stderr();
@@ -619,11 +669,19 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             ))
             .unwrap_or_default()
     );
-    let ctx = Shared {
+    let counting_overhead = opts.rmr.map(crate::mem::counting::counting_overhead_ns);
+    if let (Some(m), Some(ns)) = (opts.rmr, counting_overhead) {
+        let _ = writeln!(
+            err,
+            "lockbench: --rmr {m}: every lock runs on the counting memory (+{ns:.1} ns per register access measured here); throughput and latency are not comparable with a plain run"
+        );
+    }
+    let ctx = Common {
         opts: &opts,
         host: &host,
         overhead,
         fidelity,
+        counting_overhead,
     };
 
     let specs: Vec<(RunSpec, bool)> = plan
@@ -658,6 +716,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
                 counters: counter_specs.clone(),
                 stall_timeout: opts.stall_timeout,
                 seed: opts.seed,
+                rmr: opts.rmr,
             };
             (spec, oversubscribed)
         })
@@ -812,6 +871,20 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         code = 1;
     }
     Ok(code)
+}
+
+/// The `rmr` field of a result: `{model, per_passage_mean, per_passage_max, by_section, ...}`.
+fn rmr_json(s: &crate::mem::counting::RmrSummary, overhead: Option<f64>) -> serde_json::Value {
+    serde_json::json!({
+        "model": s.model,
+        "per_passage_mean": s.per_passage_mean,
+        "per_passage_max": s.per_passage_max,
+        "by_section": s.by_section,
+        "by_section_max": s.by_section_max,
+        "passages": s.passages,
+        "accesses_per_passage": if s.passages > 0 { s.accesses as f64 / s.passages as f64 } else { 0.0 },
+        "counting_overhead_ns_per_access": overhead,
+    })
 }
 
 /// Shuffles `v` (Fisher–Yates) with the generator of round `round` of `seed`.
@@ -973,4 +1046,75 @@ pub fn verify(args: &crate::cli::VerifyArgs) -> Result<i32> {
         Outcome::Safe => 0,
         Outcome::Violation { .. } => 1,
     })
+}
+
+/// `lockbench rmr`: exit code 0 when every bound checked holds, 1 otherwise.
+pub fn rmr(args: &crate::cli::RmrArgs) -> Result<i32> {
+    use crate::rmr::{run_one, table, RmrOptions};
+    let entries: Vec<LockEntry> = if args.lock.iter().any(|l| l == "all") {
+        if args.lock.len() > 1 {
+            return Err(UsageError("--lock all cannot be combined with names".into()).into());
+        }
+        registry()
+            .into_iter()
+            .filter(|e| e.info.safe && e.counting.is_some())
+            .collect()
+    } else {
+        let mut v = Vec::new();
+        for name in &args.lock {
+            let e = lookup(name.trim())?;
+            if e.counting.is_none() {
+                return Err(UsageError(format!(
+                    "{name} is not written over the register abstraction, so its RMRs cannot be counted; `lockbench list` shows the locks with an RMR class"
+                ))
+                .into());
+            }
+            v.push(e);
+        }
+        v
+    };
+    let max = crate::mem::counting::MAX_PROCESSES;
+    if args.threads.is_empty() || args.threads.iter().any(|&t| t == 0 || t > max) {
+        return Err(UsageError(format!(
+            "--threads: each between 1 and {max} (e.g. --threads 4,8)"
+        ))
+        .into());
+    }
+    if args.passages == 0 {
+        return Err(UsageError("--passages must be at least 1".into()).into());
+    }
+    if args.k == 0 {
+        return Err(UsageError("--k must be at least 1".into()).into());
+    }
+    let mut reports = Vec::new();
+    let mut failed = false;
+    for e in &entries {
+        for &n in &args.threads {
+            for &model in &args.model {
+                for &schedule in &args.schedule {
+                    let mut o = RmrOptions::new(n, model, schedule);
+                    o.passages = args.passages;
+                    o.seed = args.seed;
+                    o.k = args.k;
+                    o.cs_steps = args.cs_steps;
+                    match run_one(e, &o) {
+                        Ok(r) => {
+                            failed |= r.within_bound == Some(false);
+                            reports.push(r);
+                        }
+                        Err(msg) => {
+                            eprintln!("error: {msg}");
+                            failed = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if args.format == ListFormat::Json {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else {
+        print!("{}", table(&reports));
+    }
+    Ok(i32::from(failed))
 }

@@ -42,6 +42,44 @@ pub enum Command {
     Correlate(crate::hw::CorrelateArgs),
     /// Predict passage times from model RMRs and a calibration, against the measured ones.
     Predict(crate::hw::PredictArgs),
+    /// Count RMRs per passage under the papers' models (cc, cc-wb, dsm) on a deterministic
+    /// schedule, beside the paper's bound.
+    Rmr(RmrArgs),
+}
+
+/// Options of `rmr`.
+#[derive(Args, Debug)]
+pub struct RmrArgs {
+    /// Locks: comma-separated names, or `all` (every safe lock written over the register
+    /// abstraction).
+    #[arg(long, value_delimiter = ',', default_value = "all")]
+    pub lock: Vec<String>,
+    /// Process counts, comma-separated (each at most 64).
+    #[arg(long, value_delimiter = ',', default_value = "4")]
+    pub threads: Vec<usize>,
+    /// Models, comma-separated: cc (write-through, every write remote), cc-wb (write-back),
+    /// dsm (remote unless the register's home).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "cc")]
+    pub model: Vec<crate::mem::Model>,
+    /// Schedules, comma-separated: round-robin, random, pct, adversarial (the paper's scripted
+    /// worst case where there is one, else a greedy adversary against process N−1).
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "round-robin")]
+    pub schedule: Vec<crate::rmr::ScheduleKind>,
+    /// Passages per process.
+    #[arg(long, default_value_t = 3)]
+    pub passages: usize,
+    /// Seed of the random and PCT schedules.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Capacity of k-exclusion locks.
+    #[arg(long, default_value_t = 1)]
+    pub k: usize,
+    /// Local steps each process spends inside the critical section.
+    #[arg(long, default_value_t = 2)]
+    pub cs_steps: usize,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: ListFormat,
 }
 
 /// Formats of `list`.
@@ -174,6 +212,11 @@ pub struct RunArgs {
     /// Seed of the session samplers (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Run every lock on a counting memory under this RMR model (cc, cc-wb, dsm) and fill
+    /// `rmr` in every result. Slower: every access takes its register's lock; the output says
+    /// by how much.
+    #[arg(long, value_enum)]
+    pub rmr: Option<crate::mem::Model>,
 }
 
 /// Options of `verify`.

@@ -105,6 +105,8 @@ pub struct ConfigFile {
     pub stall_timeout: Option<String>,
     /// Seed.
     pub seed: Option<u64>,
+    /// RMR model to count under (`run --rmr`).
+    pub rmr: Option<crate::mem::Model>,
 }
 
 /// Pin mode as written in a config file.
@@ -210,6 +212,8 @@ pub struct RunOptions {
     pub stall_timeout: Duration,
     /// Seed.
     pub seed: u64,
+    /// Count RMRs under this model (runs on the counting memory).
+    pub rmr: Option<crate::mem::Model>,
 }
 
 fn duration(what: &str, s: &str) -> Result<Duration, UsageError> {
@@ -373,6 +377,7 @@ impl RunOptions {
             counters: args.counters.clone().or(file.counters),
             stall_timeout,
             seed: args.seed.or(file.seed).unwrap_or(1),
+            rmr: args.rmr.or(file.rmr),
         })
     }
 }

@@ -9,6 +9,7 @@ pub mod locks;
 pub mod mem;
 pub mod metrics;
 pub mod report;
+pub mod rmr;
 pub mod runner;
 pub mod verify;
 pub mod workload;

@@ -38,5 +38,6 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::Calibrate(args) => lockbench::hw::calibrate(&args),
         Command::Correlate(args) => lockbench::hw::correlate(&args),
         Command::Predict(args) => lockbench::hw::predict(&args),
+        Command::Rmr(args) => lockbench::app::rmr(&args),
     }
 }

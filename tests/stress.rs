@@ -47,6 +47,7 @@ fn spec(
         counters: vec![CounterSpec::TaskClock],
         stall_timeout: Duration::from_secs(20),
         seed: 7,
+        rmr: None,
     }
 }
 

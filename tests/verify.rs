@@ -25,7 +25,10 @@ fn correct_algorithms_are_safe_under_explored_schedules() {
         }
         checked += 1;
     }
-    assert_eq!(checked, 9, "ticket and the eight safe paper algorithms");
+    assert_eq!(
+        checked, 13,
+        "ticket, the four reference locks and the eight safe paper algorithms"
+    );
 }
 
 #[test]
@@ -144,6 +147,7 @@ fn test_entry(name: &'static str, scheduled: lockbench::locks::Builder) -> LockE
         native: scheduled,
         bench: |_, _| Err(lockbench::runner::exec::RunFailure("verify only".into())),
         scheduled: Some(scheduled),
+        counting: None,
     }
 }
 

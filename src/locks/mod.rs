@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::mem::{NativeMemory, WaitPolicy};
+use crate::mem::{CountingMemory, NativeMemory, WaitPolicy};
 
 pub mod baseline;
 pub mod paper;
+pub mod reference;
 
 /// The problem a lock solves, which fixes the safety property the oracle checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -71,9 +72,23 @@ pub trait Lock: Send + Sync {
     /// process at a time, so a peek of all registers is a consistent snapshot): relations
     /// between registers may then be checked. When false, the lock is running on real threads
     /// and only single-register bounds may be checked, since peeks are not a snapshot.
+    /// Called once per process when the measured window starts (after the warm-up), from the
+    /// thread acting as `p`: a lock that accumulates statistics of its own (a counting memory's
+    /// RMRs) forgets the warm-up's. Most locks ignore it.
+    fn measurement_starts(&self, p: usize) {
+        let _ = p;
+    }
+
     fn check_invariants(&self, exact: bool) -> Result<(), String> {
         let _ = exact;
         Ok(())
+    }
+
+    /// The spread of the tokens currently held (largest minus smallest non-negative token, by
+    /// peeking), for bakeries whose papers bound or refute it (seed 002 §3.1, Theorem 1); None
+    /// for other locks or when fewer than one token is held.
+    fn token_range(&self) -> Option<i64> {
+        None
     }
 }
 
@@ -141,6 +156,8 @@ pub type Bench = fn(
     &crate::runner::exec::RunSpec,
     crate::runner::exec::LoopKind,
 ) -> Result<crate::runner::exec::Repetition, crate::runner::exec::RunFailure>;
+/// Builds a lock on a given counting memory (RMRs under a model).
+pub type CountingBuilder = fn(&Params, CountingMemory) -> Box<dyn Lock>;
 
 /// One registry entry.
 #[derive(Clone)]
@@ -155,6 +172,9 @@ pub struct LockEntry {
     /// Builds the same algorithm on the scheduled memory (for `verify`); `None` for locks not
     /// written over the register abstraction.
     pub scheduled: Option<Builder>,
+    /// Builds the same algorithm on a counting memory (for `rmr` and `run --rmr`); `None` for
+    /// locks not written over the register abstraction.
+    pub counting: Option<CountingBuilder>,
 }
 
 /// Makes a [`LockEntry`] for an algorithm written over the register abstraction: a type
@@ -169,6 +189,7 @@ macro_rules! generic_entry {
                 $crate::runner::exec::run_typed(spec, kind, |p| $ty::new(p.native(), p))
             },
             scheduled: Some(|p| Box::new($ty::new($crate::mem::ScheduledMemory, p))),
+            counting: Some(|p, m| Box::new($ty::new(m, p))),
         }
     };
 }
@@ -183,6 +204,7 @@ macro_rules! native_entry {
             native: |p| Box::new(($build)(p)),
             bench: |spec, kind| $crate::runner::exec::run_typed(spec, kind, $build),
             scheduled: None,
+            counting: None,
         }
     };
 }
@@ -190,6 +212,7 @@ macro_rules! native_entry {
 /// Every lock lockbench knows, in listing order.
 pub fn registry() -> Vec<LockEntry> {
     let mut all = baseline::entries();
+    all.extend(reference::entries());
     all.extend(paper::entries());
     all
 }

@@ -8,9 +8,12 @@
 //! Registers hold `i64`: the papers' registers hold small integers, booleans, colours and tokens
 //! that may be −1 (the bounded bakery's "not interested").
 
+pub mod counting;
+pub mod gate;
 pub mod native;
 pub mod scheduled;
 
+pub use counting::{CountingMemory, Model, Section};
 pub use native::{Aborted, NativeMemory, WaitPolicy};
 pub use scheduled::{set_observer, ScheduledMemory};
 
@@ -43,6 +46,12 @@ pub trait Register: Send + Sync {
     /// Atomic fetch-and-add by process `p` (for baselines such as the ticket lock; the papers'
     /// algorithms use only reads and writes). Returns the previous value.
     fn fetch_add(&self, p: usize, v: i64) -> i64;
+    /// Atomic swap by process `p`: writes `v`, returns the previous value (for the reference
+    /// queue locks, MCS and CLH, and test-and-set).
+    fn swap(&self, p: usize, v: i64) -> i64;
+    /// Atomic compare-and-swap by process `p`: if the value is `current`, writes `new` and
+    /// returns `Ok(current)`; otherwise returns `Err(value)` and writes nothing.
+    fn compare_exchange(&self, p: usize, current: i64, new: i64) -> Result<i64, i64>;
     /// Reads the value without counting, scheduling or ordering guarantees: for observers
     /// (invariant checks, reports), never for the algorithm itself.
     fn peek(&self) -> i64;

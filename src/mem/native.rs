@@ -122,6 +122,17 @@ impl Register for NativeRegister {
     }
 
     #[inline(always)]
+    fn swap(&self, _p: usize, v: i64) -> i64 {
+        self.0.swap(v, Ordering::SeqCst)
+    }
+
+    #[inline(always)]
+    fn compare_exchange(&self, _p: usize, current: i64, new: i64) -> Result<i64, i64> {
+        self.0
+            .compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
+    }
+
+    #[inline(always)]
     fn peek(&self) -> i64 {
         self.0.load(Ordering::Relaxed)
     }
@@ -165,6 +176,9 @@ mod tests {
         r.write(1, 5);
         assert_eq!(r.fetch_add(0, 2), 5);
         assert_eq!(r.peek(), 7);
-        mem.wait_until(0, || r.read(0) == 7);
+        assert_eq!(r.swap(1, 9), 7);
+        assert_eq!(r.compare_exchange(0, 9, 10), Ok(9));
+        assert_eq!(r.compare_exchange(0, 9, 11), Err(10));
+        mem.wait_until(0, || r.read(0) == 10);
     }
 }

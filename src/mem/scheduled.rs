@@ -121,6 +121,22 @@ impl Register for ScheduledRegister {
         old
     }
 
+    fn swap(&self, _p: usize, v: i64) -> i64 {
+        let old = self.0.swap(v, Ordering::SeqCst);
+        observe();
+        old
+    }
+
+    fn compare_exchange(&self, _p: usize, current: i64, new: i64) -> Result<i64, i64> {
+        let r = self
+            .0
+            .compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst);
+        if r.is_ok() {
+            observe();
+        }
+        r
+    }
+
     fn peek(&self) -> i64 {
         // SAFETY: the value is an i64 and every writer stores whole values; an observer may
         // read a stale one, which is all `peek` promises. `raw_load` is not a scheduling

@@ -27,7 +27,8 @@ use quanta::Clock;
 use crate::check::trace::TraceRecord;
 use crate::check::{Entry, Oracle, OracleKind, SelfCheck};
 use crate::locks::{Lock, LockEntry, Params};
-use crate::mem::{Aborted, WaitPolicy};
+use crate::mem::counting::RmrSummary;
+use crate::mem::{Aborted, CountingMemory, Model, Section, WaitPolicy};
 use crate::metrics::counters::{CounterSample, CounterSpec, ThreadCounters};
 use crate::metrics::latency::{ticks_histogram, SampleGaps};
 use crate::runner::topology::pin_current_thread;
@@ -95,6 +96,8 @@ pub struct RunSpec {
     pub stall_timeout: Duration,
     /// Seed of the session samplers and of latency sampling.
     pub seed: u64,
+    /// Run on a counting memory under this RMR model (slower; fills `Repetition::rmr`).
+    pub rmr: Option<Model>,
 }
 
 impl RunSpec {
@@ -190,6 +193,8 @@ pub struct Repetition {
     pub trace: Option<(Vec<TraceRecord>, bool)>,
     /// Nanoseconds per clock tick.
     pub ns_per_tick: f64,
+    /// RMRs of the measured passages (`rmr` set in the spec).
+    pub rmr: Option<RmrSummary>,
 }
 
 /// A run that could not be carried out.
@@ -265,9 +270,82 @@ pub fn ns_per_tick(clock: &Clock) -> f64 {
     clock.delta_as_nanos(0, SPAN) as f64 / SPAN as f64
 }
 
-/// Runs one repetition of `spec` through its lock's monomorphised loop.
+/// Runs one repetition of `spec` through its lock's monomorphised loop, or, with `spec.rmr`,
+/// on a counting memory that charges each access under the model (slower: every access is
+/// counted; the result carries the RMRs).
 pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
-    (spec.entry.bench)(spec, LoopKind::Harness)
+    let Some(model) = spec.rmr else {
+        return (spec.entry.bench)(spec, LoopKind::Harness);
+    };
+    let Some(build) = spec.entry.counting else {
+        return Err(RunFailure(format!(
+            "{} is not written over the register abstraction: its RMRs cannot be counted",
+            spec.entry.info.name
+        )));
+    };
+    let made = std::sync::OnceLock::new();
+    let mut rep = run_typed(spec, LoopKind::Harness, |params| {
+        let mem = CountingMemory::new(model, params.n, spec.policy, Some(params.abort.clone()));
+        let _ = made.set(mem.clone());
+        Counted {
+            lock: build(params, mem.clone()),
+            mem,
+        }
+    })?;
+    rep.rmr = made.get().map(|m| m.summary());
+    Ok(rep)
+}
+
+/// A lock on a counting memory, telling the memory which section each access belongs to:
+/// the doorway until the lock reports its end, then the waiting room, the critical section
+/// once inside, the exit section. The passage loop sees an ordinary lock.
+struct Counted {
+    lock: Box<dyn Lock>,
+    mem: CountingMemory,
+}
+
+impl Counted {
+    fn acquire(&self, p: usize, session: usize, doorway_done: &mut dyn FnMut()) {
+        self.mem.begin_passage(p);
+        let mut seen = false;
+        self.lock.enter_traced(p, session, &mut || {
+            seen = true;
+            self.mem.set_section(p, Section::Waiting);
+            doorway_done();
+        });
+        if !seen {
+            self.mem.doorway_unobserved(p);
+        }
+        self.mem.set_section(p, Section::Cs);
+    }
+}
+
+impl Lock for Counted {
+    fn enter(&self, p: usize, session: usize) {
+        self.acquire(p, session, &mut || {});
+    }
+
+    fn enter_traced(&self, p: usize, session: usize, doorway_done: &mut dyn FnMut()) {
+        self.acquire(p, session, doorway_done);
+    }
+
+    fn exit(&self, p: usize, session: usize) {
+        self.mem.set_section(p, Section::Exit);
+        self.lock.exit(p, session);
+        self.mem.end_passage(p);
+    }
+
+    fn check_invariants(&self, exact: bool) -> Result<(), String> {
+        self.lock.check_invariants(exact)
+    }
+
+    fn token_range(&self) -> Option<i64> {
+        self.lock.token_range()
+    }
+
+    fn measurement_starts(&self, p: usize) {
+        self.mem.reset_passages(p);
+    }
 }
 
 /// Runs one repetition of `spec` with the lock `build` makes: the body of every registry
@@ -517,6 +595,7 @@ fn assemble<L>(
         stalled,
         trace: (spec.trace && kind == LoopKind::Harness).then_some((trace, truncated)),
         ns_per_tick: npt,
+        rmr: None, // filled by `run_once` from the counting memory it made
     }
 }
 
@@ -838,12 +917,13 @@ impl Progress {
 /// (The self-check's sums and read-back failures cover the whole run: a violation in the
 /// warm-up is one.)
 #[cold]
-fn begin_measuring(
+fn begin_measuring<L: Lock>(
+    cx: &Ctx<L>,
     out: &mut WorkerOut,
     check: &mut CheckLocal,
     counters: &mut ThreadCounters,
-    clock: &Clock,
 ) {
+    cx.lock.measurement_starts(cx.p);
     out.latency.reset();
     out.trace.clear();
     out.trace_truncated = false;
@@ -851,7 +931,7 @@ fn begin_measuring(
     check.inside_max = 0;
     counters.reset();
     counters.enable();
-    out.window.0 = clock.raw();
+    out.window.0 = cx.clock.raw();
 }
 
 /// The passage loop, monomorphised over the lock and the checker. Untimed passages run in a
@@ -879,7 +959,7 @@ fn passages<L: Lock, C: Checker>(
             if !state.advance(now, total, cx.quota) {
                 break;
             }
-            begin_measuring(out, &mut check, counters, cx.clock);
+            begin_measuring(&cx, out, &mut check, counters);
             prev = None; // the first whole passage starts at the first request
             continue;
         }
@@ -946,7 +1026,7 @@ fn traced_passages<L: Lock, C: Checker>(
             if !state.advance(now, total, cx.quota) {
                 break;
             }
-            begin_measuring(out, &mut check, counters, clock);
+            begin_measuring(&cx, out, &mut check, counters);
             prev = None;
             continue;
         }
@@ -1085,6 +1165,7 @@ mod tests {
             counters: Vec::new(),
             stall_timeout: Duration::from_millis(300),
             seed: 1,
+            rmr: None,
         }
     }
 
@@ -1121,6 +1202,7 @@ mod tests {
             native: |_| Box::new(AdmitAll),
             bench: |s, kind| run_typed(s, kind, |_| AdmitAll),
             scheduled: None,
+            counting: None,
         }
     }
 
@@ -1278,6 +1360,7 @@ mod tests {
             native: |p| Box::new(never(p)),
             bench: |s, kind| run_typed(s, kind, never),
             scheduled: None,
+            counting: None,
         };
         let started = Instant::now();
         let r = run_once(&spec(entry, 2, StopRule::Duration(Duration::from_secs(60)))).unwrap();
@@ -1303,6 +1386,7 @@ mod tests {
             native: |_| Box::new(ParksForever),
             bench: |s, kind| run_typed(s, kind, |_| ParksForever),
             scheduled: None,
+            counting: None,
         };
         let r = run_once(&spec(entry, 1, StopRule::Duration(Duration::from_secs(60)))).unwrap();
         let why = r.stalled.unwrap();

@@ -114,6 +114,7 @@ mod tests {
             counters: Vec::new(),
             stall_timeout: Duration::from_secs(10),
             seed: 1,
+            rmr: None,
         };
         let f = measure(&spec, 3).unwrap();
         assert_eq!((f.lock.as_str(), f.threads, f.rounds), ("ticket", 1, 3));

@@ -73,6 +73,10 @@ impl<M: Memory> Lock for LamportBakery<M> {
         self.token[p].write(p, -1);
     }
 
+    fn token_range(&self) -> Option<i64> {
+        token_range(&self.token)
+    }
+
     fn check_invariants(&self, _exact: bool) -> Result<(), String> {
         for (j, t) in self.token.iter().enumerate() {
             let v = t.peek();
@@ -82,6 +86,13 @@ impl<M: Memory> Lock for LamportBakery<M> {
         }
         Ok(())
     }
+}
+
+/// range_t of seed 002 §3: the largest minus the smallest non-negative token (None: no token).
+pub(crate) fn token_range<R: Register>(tokens: &[R]) -> Option<i64> {
+    let held = tokens.iter().map(|t| t.peek()).filter(|&v| v >= 0);
+    let (lo, hi) = held.fold((i64::MAX, i64::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    (lo <= hi).then(|| hi - lo)
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ pub fn entries() -> Vec<LockEntry> {
                 "seed 002 Fig. 1 (Lamport's Bakery)",
                 true,
                 false,
-                "unbounded (CC)",
+                "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
                 "tokens grow without bound, and so can their range (seed 002 §3.1)"
             ),
             LamportBakery
@@ -63,7 +63,7 @@ pub fn entries() -> Vec<LockEntry> {
                 "seed 002 Fig. 2 (UB-Bakery)",
                 true,
                 false,
-                "unbounded (CC)",
+                "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
                 "register X clusters tokens: x ≤ token ≤ x+n (Theorem 1); still unbounded"
             ),
             UbBakery
@@ -75,7 +75,7 @@ pub fn entries() -> Vec<LockEntry> {
                 "seed 002 Fig. 2 + §5 (B-Bakery)",
                 true,
                 true,
-                "unbounded (CC)",
+                "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
                 "tokens mod 2n−1 with the shifted max and ≺: tokens in {−1..2n−2}"
             ),
             BBakery
@@ -87,7 +87,7 @@ pub fn entries() -> Vec<LockEntry> {
                 "seed 000 Fig. 3 (Taubenfeld's Black-White Bakery)",
                 true,
                 true,
-                "O(N) CC",
+                "O(N) CC (seed 000 §5, Taubenfeld); DSM: no claim",
                 "coloured tokens, numbers ≤ N; the figure's lost different-colour wait restored"
             ),
             BwBakery
@@ -99,7 +99,7 @@ pub fn entries() -> Vec<LockEntry> {
                 "seed 000 Fig. 2 (Burns–Lamport)",
                 false,
                 true,
-                "Ω(N²) CC worst case (seed 000 §4)",
+                "Ω(N²) CC worst case (seed 000 §4); DSM: no claim",
                 "one bit per process; deadlock-free, not starvation-free"
             ),
             BurnsLamport
@@ -111,7 +111,7 @@ pub fn entries() -> Vec<LockEntry> {
                 "seed 000 Fig. 1 (Generalized Lamport Bakery)",
                 true,
                 false,
-                "O(N) CC",
+                "O(N) CC (seed 000 §3, Theorem 1); DSM: no claim",
                 "P1–P5 with unbounded tokens"
             ),
             Glb
@@ -123,7 +123,7 @@ pub fn entries() -> Vec<LockEntry> {
                 "seed 000 Figs. 4–6 (Black and White Bakery GME)",
                 true,
                 true,
-                "O(N) CC",
+                "O(N) CC (seed 000 Theorem 9); DSM: no claim",
                 "P1–P5 with bounded tokens (numbers ≤ N+1)"
             ),
             BwbGme

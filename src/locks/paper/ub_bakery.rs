@@ -174,6 +174,15 @@ impl<M: Memory, A: TokenArith> Lock for Fig2Bakery<M, A> {
         self.token[p].write(p, -1);
     }
 
+    fn token_range(&self) -> Option<i64> {
+        // Tokens modulo 2n−1 have no meaningful spread; UB-Bakery's are integers.
+        if A::BOUNDED {
+            None
+        } else {
+            crate::locks::paper::lamport_bakery::token_range(&self.token)
+        }
+    }
+
     fn check_invariants(&self, exact: bool) -> Result<(), String> {
         let x = self.x.peek();
         let bounded = A::BOUNDED;

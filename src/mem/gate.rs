@@ -1,0 +1,706 @@
+//! The gate: deterministic, step-gated execution of processes on a counting memory.
+//!
+//! Each process runs on its own thread, but only the process holding the turn runs: every
+//! register access is a scheduling point at which the process announces its next access and a
+//! [`Schedule`] picks who goes next, seeing every process's pending access (register, kind,
+//! whether it would be remote now, whose cached copies a write would invalidate). A schedule is
+//! therefore exact and reproducible: the same schedule gives the same RMR counts.
+//!
+//! Waits: a process whose wait condition is false *parks* with the registers it read. Picking a
+//! parked process re-evaluates its condition (a spin). When nothing it read has been written since
+//! and its last two evaluations read the same registers, a spin is known in advance: it changes
+//! nothing and costs the remote reads of that evaluation (none under CC, whose copies are valid;
+//! the registers homed elsewhere under DSM). Such a spin is charged without running the thread,
+//! so schedules that spin waiters (round-robin, random) stay fast and exact.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::Thread;
+
+use crossbeam_utils::CachePadded;
+
+use super::counting::{Access, Cell, Model, ProcStats};
+use super::Home;
+
+const NONE: usize = usize::MAX;
+
+/// The panic payload of a process stopped because the execution was cut (step bound, deadlock
+/// or another process's failure).
+#[derive(Clone, Copy, Debug)]
+pub struct Cut;
+
+/// What a process is about to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// An access (or a local step) is pending.
+    Pending,
+    /// Waiting: its condition was false when last evaluated.
+    Parked,
+    /// Finished.
+    Done,
+}
+
+/// A schedule's view of one process at a scheduling point.
+#[derive(Clone, Debug)]
+pub struct ProcView {
+    /// What it is about to do.
+    pub kind: Kind,
+    /// The pending access (None: a local step, or not pending).
+    pub access: Option<Access>,
+    /// The register of the pending access.
+    pub reg: Option<usize>,
+    /// The pending access would be remote if run now.
+    pub remote: bool,
+    /// For a pending write: the other processes holding a valid copy it would invalidate (bit p).
+    pub invalidates: u64,
+    /// Parked, and something it read has been written since: its condition may now hold.
+    pub woken: bool,
+    /// Parked: the registers its last evaluation read.
+    pub watching: Vec<usize>,
+}
+
+impl ProcView {
+    /// Live and able to make progress (not finished, not a parked process nothing has woken).
+    pub fn enabled(&self) -> bool {
+        match self.kind {
+            Kind::Pending => true,
+            Kind::Parked => self.woken,
+            Kind::Done => false,
+        }
+    }
+}
+
+/// Picks the next process to run.
+pub trait Schedule: Send {
+    /// Returns a process that is not [`Kind::Done`] (some process always is not, when called).
+    fn pick(&mut self, views: &[ProcView]) -> usize;
+}
+
+enum PState {
+    Pending(Option<(Arc<Cell>, Access)>),
+    Parked {
+        reads: Vec<(Arc<Cell>, u64)>,
+        stable: bool,
+        remote: u64,
+    },
+    Done,
+}
+
+struct GateState {
+    procs: Vec<PState>,
+    threads: Vec<Option<Thread>>,
+    arrived: usize,
+    sched: Box<dyn Schedule>,
+    evals: Vec<Vec<(Arc<Cell>, u64)>>,
+    /// The current evaluation wrote (a test-and-set spin): its spins are never virtual.
+    eval_wrote: Vec<bool>,
+    waiting: Vec<bool>,
+    blocked: Vec<bool>,
+    prev: Vec<Option<Vec<usize>>>,
+    stats: Option<Arc<[CachePadded<ProcStats>]>>,
+    steps: u64,
+    max_steps: u64,
+    blocks: Vec<u64>,
+    spins: u64,
+    observer: Option<Box<dyn FnMut() + Send>>,
+    error: Option<String>,
+}
+
+/// A step gate for `n` processes.
+pub struct Gate {
+    n: usize,
+    model: Model,
+    st: Mutex<GateState>,
+    turn: AtomicUsize,
+    failed: AtomicBool,
+}
+
+/// What the gate saw of one execution.
+#[derive(Clone, Debug, Default)]
+pub struct GateStats {
+    /// Scheduling decisions (real steps and spins).
+    pub steps: u64,
+    /// Spins charged without running the waiting thread.
+    pub virtual_spins: u64,
+    /// Per process: waits whose condition was false at least once (times it was blocked).
+    pub blocks: Vec<u64>,
+}
+
+impl Gate {
+    /// A gate for `n` processes under `model`, scheduled by `sched`, cut after `max_steps`.
+    pub fn new(n: usize, model: Model, sched: Box<dyn Schedule>, max_steps: u64) -> Arc<Gate> {
+        Arc::new(Gate {
+            n,
+            model,
+            st: Mutex::new(GateState {
+                procs: (0..n).map(|_| PState::Pending(None)).collect(),
+                threads: vec![None; n],
+                arrived: 0,
+                sched,
+                evals: vec![Vec::new(); n],
+                eval_wrote: vec![false; n],
+                waiting: vec![false; n],
+                blocked: vec![false; n],
+                prev: vec![None; n],
+                stats: None,
+                steps: 0,
+                max_steps,
+                blocks: vec![0; n],
+                spins: 0,
+                observer: None,
+                error: None,
+            }),
+            turn: AtomicUsize::new(NONE),
+            failed: AtomicBool::new(false),
+        })
+    }
+
+    /// Processes.
+    pub fn processes(&self) -> usize {
+        self.n
+    }
+
+    /// The model the gate's memory counts by.
+    pub fn model(&self) -> Model {
+        self.model
+    }
+
+    fn lock(&self) -> MutexGuard<'_, GateState> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn attach(&self, stats: Arc<[CachePadded<ProcStats>]>) {
+        self.lock().stats = Some(stats);
+    }
+
+    /// Calls `f` before every scheduling decision (one process at a time runs, so peeks of the
+    /// lock's registers are a consistent snapshot).
+    pub fn set_observer(&self, f: Box<dyn FnMut() + Send>) {
+        self.lock().observer = Some(f);
+    }
+
+    /// Why the execution was cut, if it was.
+    pub fn error(&self) -> Option<String> {
+        self.lock().error.clone()
+    }
+
+    /// Counts of the execution so far.
+    pub fn stats(&self) -> GateStats {
+        let st = self.lock();
+        GateStats {
+            steps: st.steps,
+            virtual_spins: st.spins,
+            blocks: st.blocks.clone(),
+        }
+    }
+
+    /// Stops the execution: every process still waiting for its turn unwinds with [`Cut`].
+    pub fn fail(&self, why: String) {
+        let mut st = self.lock();
+        st.error.get_or_insert(why);
+        self.failed.store(true, Ordering::SeqCst);
+        for t in st.threads.iter().flatten() {
+            t.unpark();
+        }
+    }
+
+    fn fail_locked(&self, st: &mut GateState, why: String) {
+        st.error.get_or_insert(why);
+        self.failed.store(true, Ordering::SeqCst);
+        for t in st.threads.iter().flatten() {
+            t.unpark();
+        }
+    }
+
+    fn views(&self, st: &GateState) -> Vec<ProcView> {
+        st.procs
+            .iter()
+            .enumerate()
+            .map(|(p, s)| match s {
+                PState::Pending(a) => {
+                    let (access, reg, remote, invalidates) = match a {
+                        Some((c, a)) => {
+                            let inv = if a.writes() {
+                                c.valid_mask() & !(1u64 << p)
+                            } else {
+                                0
+                            };
+                            (
+                                Some(*a),
+                                Some(c.id()),
+                                c.would_be_remote(self.model, p, *a),
+                                inv,
+                            )
+                        }
+                        None => (None, None, false, 0),
+                    };
+                    ProcView {
+                        kind: Kind::Pending,
+                        access,
+                        reg,
+                        remote,
+                        invalidates,
+                        woken: false,
+                        watching: Vec::new(),
+                    }
+                }
+                PState::Parked { reads, .. } => ProcView {
+                    kind: Kind::Parked,
+                    access: None,
+                    reg: None,
+                    remote: false,
+                    invalidates: 0,
+                    woken: reads.iter().any(|(c, v)| c.version() != *v),
+                    watching: reads.iter().map(|(c, _)| c.id()).collect(),
+                },
+                PState::Done => ProcView {
+                    kind: Kind::Done,
+                    access: None,
+                    reg: None,
+                    remote: false,
+                    invalidates: 0,
+                    woken: false,
+                    watching: Vec::new(),
+                },
+            })
+            .collect()
+    }
+
+    /// Picks the next process and hands it the turn (the caller holds the state lock).
+    fn advance(&self, st: &mut GateState) {
+        if let Some(o) = st.observer.as_mut() {
+            o();
+        }
+        loop {
+            if st.error.is_some() {
+                return;
+            }
+            if st.procs.iter().all(|s| matches!(s, PState::Done)) {
+                self.turn.store(NONE, Ordering::SeqCst);
+                return;
+            }
+            st.steps += 1;
+            if st.steps > st.max_steps {
+                let why = format!("cut after {} scheduling steps", st.max_steps);
+                self.fail_locked(st, why);
+                return;
+            }
+            let views = self.views(st);
+            let stuck = views.iter().zip(&st.procs).all(|(v, s)| match s {
+                PState::Done => true,
+                PState::Parked { stable, .. } => *stable && !v.woken,
+                PState::Pending(_) => false,
+            });
+            if stuck {
+                self.fail_locked(
+                    st,
+                    "deadlock: every process waits on registers no one will write".into(),
+                );
+                return;
+            }
+            let q = st.sched.pick(&views);
+            assert!(
+                q < self.n && views[q].kind != Kind::Done,
+                "schedule picked a finished process"
+            );
+            if let PState::Parked {
+                stable: true,
+                remote,
+                reads,
+            } = &st.procs[q]
+            {
+                if !views[q].woken {
+                    // A spin that can change nothing: charge it without running the thread.
+                    if let Some(stats) = &st.stats {
+                        stats[q].charge(*remote, reads.len() as u64);
+                    }
+                    st.spins += 1;
+                    continue;
+                }
+            }
+            self.turn.store(q, Ordering::SeqCst);
+            if let Some(t) = &st.threads[q] {
+                t.unpark();
+            }
+            return;
+        }
+    }
+
+    fn wait_turn(&self, p: usize) {
+        loop {
+            if self.failed.load(Ordering::SeqCst) {
+                std::panic::panic_any(Cut);
+            }
+            if self.turn.load(Ordering::SeqCst) == p {
+                return;
+            }
+            std::thread::park();
+        }
+    }
+
+    /// Process `p` (on its own thread) joins; returns when it first has the turn. The first
+    /// decision is made once all processes have arrived.
+    pub fn arrive(&self, p: usize) {
+        {
+            let mut st = self.lock();
+            st.threads[p] = Some(std::thread::current());
+            st.arrived += 1;
+            if st.arrived == self.n {
+                self.advance(&mut st);
+            }
+        }
+        self.wait_turn(p);
+    }
+
+    /// A scheduling point of process `p` before `pending` (None: a local step, no access).
+    pub fn step(&self, p: usize, pending: Option<(Arc<Cell>, Access)>) {
+        {
+            let mut st = self.lock();
+            st.procs[p] = PState::Pending(pending);
+            self.advance(&mut st);
+        }
+        self.wait_turn(p);
+    }
+
+    /// Process `p` has finished.
+    pub fn finish(&self, p: usize) {
+        let mut st = self.lock();
+        st.procs[p] = PState::Done;
+        if self.turn.load(Ordering::SeqCst) == p {
+            self.advance(&mut st);
+        }
+    }
+
+    pub(crate) fn after(&self, p: usize, cell: &Arc<Cell>, a: Access) {
+        let mut st = self.lock();
+        if st.waiting[p] {
+            st.evals[p].push((cell.clone(), cell.version()));
+            st.eval_wrote[p] |= a.writes();
+        }
+    }
+
+    pub(crate) fn begin_wait(&self, p: usize) {
+        let mut st = self.lock();
+        st.waiting[p] = true;
+        st.blocked[p] = false;
+        st.prev[p] = None;
+    }
+
+    pub(crate) fn begin_eval(&self, p: usize) {
+        let mut st = self.lock();
+        st.evals[p].clear();
+        st.eval_wrote[p] = false;
+    }
+
+    pub(crate) fn end_wait(&self, p: usize) {
+        let mut st = self.lock();
+        st.waiting[p] = false;
+        st.prev[p] = None;
+        st.evals[p].clear();
+    }
+
+    pub(crate) fn park(&self, p: usize) {
+        {
+            let mut st = self.lock();
+            let reads = std::mem::take(&mut st.evals[p]);
+            let ids: Vec<usize> = reads.iter().map(|(c, _)| c.id()).collect();
+            // A read-only evaluation that read what the previous one read: re-running it with
+            // nothing changed reads the same registers again.
+            let stable = !st.eval_wrote[p] && st.prev[p].as_ref() == Some(&ids);
+            let remote = match self.model {
+                Model::Dsm => reads
+                    .iter()
+                    .filter(|(c, _)| c.home() != Home::Process(p))
+                    .count() as u64,
+                Model::Cc | Model::CcWb => 0,
+            };
+            st.prev[p] = Some(ids);
+            if !st.blocked[p] {
+                st.blocked[p] = true;
+                st.blocks[p] += 1;
+            }
+            st.procs[p] = PState::Parked {
+                reads,
+                stable,
+                remote,
+            };
+            self.advance(&mut st);
+        }
+        self.wait_turn(p);
+    }
+}
+
+/// A deterministic pseudo-random sequence (SplitMix64).
+#[derive(Clone, Debug)]
+pub struct SplitMix(u64);
+
+impl SplitMix {
+    /// Seeded.
+    pub fn new(seed: u64) -> Self {
+        SplitMix(seed)
+    }
+
+    /// Next value.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..n.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// Every live process one step in turn (waiters spin once per round).
+#[derive(Debug, Default)]
+pub struct RoundRobin {
+    next: usize,
+}
+
+impl Schedule for RoundRobin {
+    fn pick(&mut self, v: &[ProcView]) -> usize {
+        let n = v.len();
+        let q = (0..n)
+            .map(|i| (self.next + i) % n)
+            .find(|&q| v[q].kind != Kind::Done)
+            .expect("a live process");
+        self.next = q + 1;
+        q
+    }
+}
+
+/// A uniformly random live process at every step (waiters spin when picked).
+#[derive(Debug)]
+pub struct Random(pub SplitMix);
+
+impl Schedule for Random {
+    fn pick(&mut self, v: &[ProcView]) -> usize {
+        let live: Vec<usize> = (0..v.len()).filter(|&q| v[q].kind != Kind::Done).collect();
+        live[self.0.below(live.len())]
+    }
+}
+
+/// Probabilistic concurrency testing: random distinct priorities, the highest-priority enabled
+/// process runs; at `depth` random change points the running process drops to the lowest
+/// priority, and so does a waiter that spins without being woken.
+#[derive(Debug)]
+pub struct Pct {
+    prio: Vec<u64>,
+    changes: Vec<u64>,
+    step: u64,
+    low: u64,
+}
+
+impl Pct {
+    /// For `n` processes, `depth` change points among the first `horizon` steps.
+    pub fn new(n: usize, depth: usize, horizon: u64, mut rng: SplitMix) -> Self {
+        let mut prio: Vec<u64> = (0..n as u64).map(|i| 1_000_000 + i).collect();
+        for i in (1..n).rev() {
+            let j = rng.below(i + 1);
+            prio.swap(i, j);
+        }
+        let changes = (0..depth)
+            .map(|_| rng.next_u64() % horizon.max(1))
+            .collect();
+        Pct {
+            prio,
+            changes,
+            step: 0,
+            low: 1_000_000,
+        }
+    }
+
+    fn lower(&mut self, q: usize) {
+        self.low -= 1;
+        self.prio[q] = self.low;
+    }
+}
+
+impl Schedule for Pct {
+    fn pick(&mut self, v: &[ProcView]) -> usize {
+        let best = |f: &dyn Fn(&ProcView) -> bool| {
+            (0..v.len())
+                .filter(|&q| f(&v[q]))
+                .max_by_key(|&q| self.prio[q])
+        };
+        let q = best(&|x| x.enabled())
+            .or_else(|| best(&|x| x.kind != Kind::Done))
+            .expect("a live process");
+        self.step += 1;
+        if self.changes.contains(&self.step) || !v[q].enabled() {
+            self.lower(q);
+        }
+        q
+    }
+}
+
+/// The greedy adversary against one victim: first let another process overwrite a register the
+/// victim holds cached (or waits on), so the victim must fetch it again; otherwise every enabled
+/// process in turn (so all compete with the victim), passing over the victim while its next step
+/// is local and someone else can move (it keeps waiting); the victim's free steps only when
+/// nothing else can move.
+#[derive(Debug)]
+pub struct Greedy {
+    victim: usize,
+    next: usize,
+}
+
+impl Greedy {
+    /// Against `victim`.
+    pub fn new(victim: usize) -> Self {
+        Greedy { victim, next: 0 }
+    }
+}
+
+impl Schedule for Greedy {
+    fn pick(&mut self, v: &[ProcView]) -> usize {
+        let vic = self.victim;
+        let n = v.len();
+        if v[vic].kind != Kind::Done {
+            let hurts = |q: usize| {
+                q != vic
+                    && v[q].enabled()
+                    && v[q].access.is_some_and(|a| a.writes())
+                    && (v[q].invalidates & (1 << vic) != 0
+                        || v[q].reg.is_some_and(|r| v[vic].watching.contains(&r)))
+            };
+            if let Some(q) = (0..n).find(|&q| hurts(q)) {
+                return q;
+            }
+        }
+        let others = (0..n).any(|q| q != vic && v[q].enabled());
+        let start = self.next;
+        let pick = (0..n).map(|i| (start + i) % n).find(|&q| {
+            // The victim's local accesses wait; its local steps (arriving, the CS) do not.
+            v[q].enabled() && (q != vic || v[vic].access.is_none() || v[vic].remote || !others)
+        });
+        let q = match pick {
+            Some(q) => q,
+            None => (0..n)
+                .map(|i| (start + i) % n)
+                .find(|&q| v[q].kind != Kind::Done)
+                .expect("a live process"),
+        };
+        self.next = q + 1;
+        q
+    }
+}
+
+/// One goal of a scripted schedule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Goal {
+    /// Run process q until it has made one write (or read-modify-write).
+    UntilWrite(usize),
+    /// Run process q until it waits on a condition nothing has changed since.
+    UntilParked(usize),
+    /// Run process q until it has finished all its passages.
+    UntilDone(usize),
+    /// Run process q until its pending access is a write (which it does not make yet).
+    BeforeWrite(usize),
+    /// Run process q for this many scheduling steps.
+    Steps(usize, usize),
+    /// Run process a one step; then whichever of a and b did not block on it goes first: the
+    /// goals of the script's expansion for (first, second) follow.
+    Race(usize, usize),
+}
+
+/// Expands a [`Goal::Race`] into the goals for (first, second).
+pub type Expand = Box<dyn Fn(usize, usize) -> Vec<Goal> + Send>;
+
+/// A scripted schedule: goals in order, then round-robin to let every process finish.
+pub struct Script {
+    goals: VecDeque<Goal>,
+    then: RoundRobin,
+    expand: Option<Expand>,
+    racing: bool,
+}
+
+impl Script {
+    /// The goals, in order.
+    pub fn new(goals: impl IntoIterator<Item = Goal>) -> Self {
+        Script {
+            goals: goals.into_iter().collect(),
+            then: RoundRobin::default(),
+            expand: None,
+            racing: false,
+        }
+    }
+
+    /// With the expansion of [`Goal::Race`].
+    pub fn with_expand(mut self, expand: Expand) -> Self {
+        self.expand = Some(expand);
+        self
+    }
+}
+
+impl Schedule for Script {
+    fn pick(&mut self, v: &[ProcView]) -> usize {
+        while let Some(&g) = self.goals.front() {
+            match g {
+                Goal::UntilWrite(q) => {
+                    if v[q].kind == Kind::Done {
+                        self.goals.pop_front();
+                        continue;
+                    }
+                    if v[q].kind == Kind::Pending && v[q].access.is_some_and(|a| a.writes()) {
+                        self.goals.pop_front();
+                    }
+                    return q;
+                }
+                Goal::UntilParked(q) => {
+                    if v[q].kind == Kind::Done || (v[q].kind == Kind::Parked && !v[q].woken) {
+                        self.goals.pop_front();
+                        continue;
+                    }
+                    return q;
+                }
+                Goal::UntilDone(q) => {
+                    if v[q].kind == Kind::Done {
+                        self.goals.pop_front();
+                        continue;
+                    }
+                    return q;
+                }
+                Goal::BeforeWrite(q) => {
+                    if v[q].kind == Kind::Done
+                        || (v[q].kind == Kind::Pending && v[q].access.is_some_and(|a| a.writes()))
+                    {
+                        self.goals.pop_front();
+                        continue;
+                    }
+                    return q;
+                }
+                Goal::Race(a, b) => {
+                    if !self.racing {
+                        self.racing = true;
+                        return a;
+                    }
+                    self.racing = false;
+                    self.goals.pop_front();
+                    let blocked = v[a].kind == Kind::Parked && !v[a].woken;
+                    let (first, second) = if blocked { (b, a) } else { (a, b) };
+                    if let Some(e) = &self.expand {
+                        for g in e(first, second).into_iter().rev() {
+                            self.goals.push_front(g);
+                        }
+                    }
+                    continue;
+                }
+                Goal::Steps(q, k) => {
+                    if k == 0 || v[q].kind == Kind::Done {
+                        self.goals.pop_front();
+                        continue;
+                    }
+                    self.goals[0] = Goal::Steps(q, k - 1);
+                    return q;
+                }
+            }
+        }
+        self.then.pick(v)
+    }
+}

@@ -1,0 +1,214 @@
+//! The papers' RMR claims, reproduced on exact schedules.
+
+use super::*;
+use crate::locks::find;
+
+fn run(name: &str, n: usize, model: Model, schedule: ScheduleKind) -> RmrReport {
+    let mut o = RmrOptions::new(n, model, schedule);
+    o.passages = 2;
+    run_one(&find(name).unwrap(), &o).unwrap()
+}
+
+#[test]
+fn smoke_every_counted_lock_runs() {
+    for e in crate::locks::registry() {
+        if e.counting.is_none() || !e.info.safe {
+            continue;
+        }
+        let r = run(e.info.name, 3, Model::Cc, ScheduleKind::RoundRobin);
+        assert!(r.max_rmr_per_passage > 0, "{}", e.info.name);
+    }
+}
+
+fn opts(n: usize, model: Model, schedule: ScheduleKind, passages: usize) -> RmrOptions {
+    let mut o = RmrOptions::new(n, model, schedule);
+    o.passages = passages;
+    o
+}
+
+/// Seed 000 §4: under the scripted schedule P_N is blocked exactly N(N−1)/2 times in its one
+/// passage, and every block costs it at least one RMR.
+#[test]
+fn burns_lamport_is_quadratic_under_the_section_4_schedule() {
+    let e = find("burns-lamport").unwrap();
+    let mut victims = Vec::new();
+    for n in [4usize, 5, 8, 9] {
+        let r = run_one(&e, &opts(n, Model::Cc, ScheduleKind::Adversarial, 1)).unwrap();
+        let v = r.victim.clone().unwrap();
+        let blocks = (n * (n - 1) / 2) as u64;
+        assert_eq!(v.blocked, blocks, "N = {n}: P_N blocked N(N−1)/2 times");
+        assert!(v.max_rmr_per_passage >= blocks, "N = {n}: {v:?}");
+        assert_eq!(r.within_bound, Some(true), "N = {n}");
+        victims.push((n, v.max_rmr_per_passage));
+    }
+    // Quadratic, not linear: doubling N (4 → 8, 5 → 9 ≈ doubling) more than triples the cost.
+    assert!(victims[2].1 > 3 * victims[0].1, "{victims:?}");
+    assert!(victims[3].1 > 3 * victims[1].1, "{victims:?}");
+}
+
+/// Seed 000 §3 and Theorem 9: GLB and BWBGME stay within c·N under the greedy adversary,
+/// random and PCT schedules.
+#[test]
+fn glb_and_bwb_gme_stay_linear() {
+    for name in ["glb", "bwb-gme"] {
+        let e = find(name).unwrap();
+        for n in [3usize, 4, 5, 6] {
+            for (schedule, seed) in [
+                (ScheduleKind::Adversarial, 1),
+                (ScheduleKind::Random, 1),
+                (ScheduleKind::Random, 2),
+                (ScheduleKind::Pct, 3),
+                (ScheduleKind::RoundRobin, 1),
+            ] {
+                let mut o = opts(n, Model::Cc, schedule, 3);
+                o.seed = seed;
+                let r = run_one(&e, &o).unwrap();
+                let b = r.bound.clone().unwrap();
+                assert_eq!(
+                    r.within_bound,
+                    Some(true),
+                    "{name} N = {n} {schedule:?}: max {} > {} = {}",
+                    r.max_rmr_per_passage,
+                    b.formula,
+                    b.value
+                );
+                assert!(r.max_rmr_per_passage >= n as u64, "reads every token");
+            }
+        }
+    }
+}
+
+/// Seed 002 §3.1: the two-process schedule grows Lamport's token range by one per cycle, while
+/// the same schedule keeps UB-Bakery's range within n (Theorem 1).
+#[test]
+fn lamport_token_range_grows_and_ub_bakery_stays_clustered() {
+    for cycles in [3usize, 4, 7, 8] {
+        let lamport = run_one(
+            &find("lamport-bakery").unwrap(),
+            &opts(2, Model::Cc, ScheduleKind::Adversarial, cycles + 1),
+        )
+        .unwrap();
+        assert_eq!(
+            lamport.token_range_max,
+            Some(1 + cycles as i64),
+            "range 1 after the first doorways, +1 per cycle"
+        );
+        let ub = run_one(
+            &find("ub-bakery").unwrap(),
+            &opts(2, Model::Cc, ScheduleKind::Adversarial, cycles + 1),
+        )
+        .unwrap();
+        assert!(ub.token_range_max.unwrap() <= 2, "{:?}", ub.token_range_max);
+    }
+}
+
+/// Seed 002 Theorem 1 beyond two processes: UB-Bakery's tokens stay within n of X, so their
+/// range stays within n under every schedule.
+#[test]
+fn ub_bakery_range_stays_within_n() {
+    let e = find("ub-bakery").unwrap();
+    for n in [3usize, 4, 5, 6] {
+        for (schedule, seed) in [(ScheduleKind::Random, 4), (ScheduleKind::Adversarial, 1)] {
+            let mut o = opts(n, Model::Cc, schedule, 4);
+            o.seed = seed;
+            let r = run_one(&e, &o).unwrap();
+            let range = r.token_range_max.unwrap();
+            assert!(range <= n as i64, "N = {n} {schedule:?}: range {range}");
+        }
+    }
+}
+
+/// Seed 001 Lemma 7: O(n) RMRs per passage in CC and DSM; the waiting room's RMRs do not grow
+/// with the time spent waiting (a longer critical section keeps waiters spinning longer).
+#[test]
+fn zehavi_is_linear_and_waiting_does_not_cost_more_with_time() {
+    let e = find("zehavi-kex").unwrap();
+    for model in [Model::Cc, Model::Dsm] {
+        for n in [3usize, 4, 5, 6] {
+            for k in [1usize, 2] {
+                // Waits ten times longer: critical sections of 300 and of 3000 steps, during
+                // which the waiters spin (one re-evaluation per round-robin round).
+                let mut o = opts(n, model, ScheduleKind::RoundRobin, 2);
+                o.k = k;
+                o.cs_steps = 300;
+                let short = run_one(&e, &o).unwrap();
+                assert_eq!(short.within_bound, Some(true), "{model} N = {n} k = {k}");
+                o.cs_steps = 3000;
+                let long = run_one(&e, &o).unwrap();
+                assert_eq!(long.within_bound, Some(true));
+                assert_eq!(
+                    short.by_section_max["waiting"], long.by_section_max["waiting"],
+                    "{model} N = {n} k = {k}: waiting-room RMRs grew with the wait"
+                );
+                assert!(
+                    long.virtual_spins > short.virtual_spins,
+                    "waiters spun longer"
+                );
+            }
+        }
+    }
+}
+
+/// The control for the test above: Lamport's Bakery spins on other processes' registers, so in
+/// DSM its waiting room costs grow with the wait (unbounded RMRs in DSM).
+#[test]
+fn bakery_waiting_grows_with_time_in_dsm() {
+    let e = find("lamport-bakery").unwrap();
+    let mut o = opts(3, Model::Dsm, ScheduleKind::RoundRobin, 2);
+    o.cs_steps = 300;
+    let short = run_one(&e, &o).unwrap();
+    o.cs_steps = 3000;
+    let long = run_one(&e, &o).unwrap();
+    let w = |r: &RmrReport| r.by_section_max["waiting"].as_u64().unwrap();
+    assert!(w(&long) > w(&short) + 500, "{} vs {}", w(&long), w(&short));
+}
+
+/// Reference locks: MCS O(1) in CC and DSM, CLH O(1) in CC but growing in DSM, TAS growing.
+#[test]
+fn reference_locks_have_their_known_classes() {
+    for n in [3usize, 4, 5, 8] {
+        for model in [Model::Cc, Model::CcWb, Model::Dsm] {
+            let mut o = opts(n, model, ScheduleKind::Random, 3);
+            o.cs_steps = 50;
+            let r = run_one(&find("mcs").unwrap(), &o).unwrap();
+            assert_eq!(
+                r.within_bound,
+                Some(true),
+                "mcs {model} N = {n}: {}",
+                r.max_rmr_per_passage
+            );
+        }
+        let r = run_one(
+            &find("clh").unwrap(),
+            &opts(n, Model::Cc, ScheduleKind::Random, 3),
+        )
+        .unwrap();
+        assert_eq!(r.within_bound, Some(true), "clh cc N = {n}");
+    }
+    let mut o = opts(4, Model::Dsm, ScheduleKind::RoundRobin, 3);
+    o.cs_steps = 200;
+    let clh = run_one(&find("clh").unwrap(), &o).unwrap();
+    assert!(
+        clh.max_rmr_per_passage > 20,
+        "clh spins remotely in DSM: {}",
+        clh.max_rmr_per_passage
+    );
+    let tas = run_one(&find("tas").unwrap(), &o).unwrap();
+    assert!(
+        tas.max_rmr_per_passage > 20,
+        "tas: {}",
+        tas.max_rmr_per_passage
+    );
+}
+
+#[test]
+fn counts_are_reproducible() {
+    let e = find("bwb-gme").unwrap();
+    let mut o = opts(4, Model::Cc, ScheduleKind::Random, 3);
+    o.seed = 9;
+    let a = run_one(&e, &o).unwrap();
+    let b = run_one(&e, &o).unwrap();
+    assert_eq!(a.max_rmr_per_passage, b.max_rmr_per_passage);
+    assert_eq!(a.accesses, b.accesses);
+    assert_eq!(a.by_section, b.by_section);
+}

@@ -1,0 +1,180 @@
+//! The `rmr` command and `run --rmr`: JSON fields, exact counts, bad input.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn lockbench() -> Command {
+    Command::cargo_bin("lockbench").unwrap()
+}
+
+fn json(args: &[&str]) -> Value {
+    let out = lockbench()
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+#[test]
+fn rmr_json_has_one_object_per_lock_n_model_schedule() {
+    let v = json(&[
+        "rmr",
+        "--lock",
+        "glb,mcs",
+        "--threads",
+        "3,4",
+        "--model",
+        "cc,dsm",
+        "--schedule",
+        "round-robin,adversarial",
+        "--format",
+        "json",
+    ]);
+    let runs = v.as_array().unwrap();
+    assert_eq!(runs.len(), 2 * 2 * 2 * 2);
+    for r in runs {
+        for field in [
+            "lock",
+            "threads",
+            "model",
+            "schedule",
+            "max_rmr_per_passage",
+            "mean_rmr_per_passage",
+            "by_section",
+            "bound",
+            "within_bound",
+        ] {
+            assert!(r.get(field).is_some(), "{field} missing: {r}");
+        }
+        for s in ["doorway", "waiting", "cs", "exit"] {
+            assert!(r["by_section"][s].is_number(), "{r}");
+        }
+        let max = r["max_rmr_per_passage"].as_u64().unwrap();
+        assert!(max > 0);
+        match (r["lock"].as_str().unwrap(), r["model"].as_str().unwrap()) {
+            // seed 000 claims nothing for GLB in DSM.
+            ("glb", "dsm") => assert!(r["bound"].is_null() && r["within_bound"].is_null()),
+            _ => {
+                assert_eq!(r["within_bound"], Value::Bool(true), "{r}");
+                assert!(max <= r["bound"]["value"].as_u64().unwrap());
+            }
+        }
+    }
+}
+
+#[test]
+fn burns_lamport_adversary_prints_the_quadratic_curve() {
+    let v = json(&[
+        "rmr",
+        "--lock",
+        "burns-lamport",
+        "--threads",
+        "4,6,7",
+        "--schedule",
+        "adversarial",
+        "--passages",
+        "1",
+        "--format",
+        "json",
+    ]);
+    for r in v.as_array().unwrap() {
+        let n = r["threads"].as_u64().unwrap();
+        assert_eq!(r["bound"]["value"].as_u64().unwrap(), n * (n - 1) / 2);
+        assert_eq!(r["victim"]["blocked"].as_u64().unwrap(), n * (n - 1) / 2);
+        assert_eq!(r["within_bound"], Value::Bool(true));
+    }
+}
+
+#[test]
+fn rmr_table_prints_bounds_with_their_constant() {
+    let out = lockbench()
+        .args(["rmr", "--lock", "bwb-gme", "--threads", "5"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("≤ 12N − 3"), "{text}");
+    assert!(text.contains("(c = 12)"), "{text}");
+}
+
+#[test]
+fn rmr_bad_input_exits_2() {
+    for args in [
+        vec!["rmr", "--lock", "std-mutex"],
+        vec!["rmr", "--lock", "nope"],
+        vec!["rmr", "--threads", "0"],
+        vec!["rmr", "--threads", "65"],
+        vec!["rmr", "--passages", "0"],
+    ] {
+        let out = lockbench()
+            .args(&args)
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(out).unwrap();
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+    lockbench()
+        .args(["rmr", "--model", "numa"])
+        .assert()
+        .code(2);
+}
+
+#[test]
+fn run_rmr_fills_the_rmr_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json(&[
+        "run",
+        "--lock",
+        "mcs",
+        "--threads",
+        "1",
+        "--passages",
+        "500",
+        "--warmup",
+        "0",
+        "--rmr",
+        "dsm",
+        "--format",
+        "json",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    let runs = v.as_array().unwrap();
+    assert_eq!(runs.len(), 2, "the baseline ticket and mcs");
+    let mcs = runs.iter().find(|r| r["lock"] == "mcs").unwrap();
+    let rmr = &mcs["rmr"];
+    assert_eq!(rmr["model"], "dsm");
+    // Alone, an MCS passage swaps the tail and CASes it back: two RMRs in DSM, every time.
+    assert_eq!(rmr["per_passage_max"].as_u64().unwrap(), 2, "{rmr}");
+    assert_eq!(rmr["per_passage_mean"].as_f64().unwrap(), 2.0);
+    assert_eq!(rmr["by_section"]["doorway"].as_f64().unwrap(), 1.0);
+    assert_eq!(rmr["by_section"]["exit"].as_f64().unwrap(), 1.0);
+    assert!(rmr["counting_overhead_ns_per_access"].as_f64().is_some());
+    assert!(mcs["warnings"]
+        .to_string()
+        .contains("slower than a plain run"));
+}
+
+#[test]
+fn run_rmr_refuses_a_lock_it_cannot_count() {
+    lockbench()
+        .args([
+            "run",
+            "--lock",
+            "std-mutex",
+            "--rmr",
+            "cc",
+            "--passages",
+            "10",
+        ])
+        .assert()
+        .code(2);
+}
