@@ -31,6 +31,11 @@ pub enum Command {
     /// Explore interleavings of a lock on a scheduled memory and check its safety property
     /// after every step.
     Verify(VerifyArgs),
+    /// Simulate message-passing algorithms (deterministic discrete events) and report their
+    /// messages, waiting time, synchronization delay, throughput, concurrency and safety.
+    Sim(Box<crate::mp::cli::SimArgs>),
+    /// Run message-passing algorithms for real: one thread per process, channels, real time.
+    MpRun(Box<crate::mp::cli::MpRunArgs>),
 }
 
 /// Formats of `list`.

@@ -7,6 +7,7 @@ pub mod config;
 pub mod locks;
 pub mod mem;
 pub mod metrics;
+pub mod mp;
 pub mod report;
 pub mod runner;
 pub mod verify;

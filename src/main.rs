@@ -34,5 +34,7 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         }
         Command::Run(args) => lockbench::app::run(&args),
         Command::Verify(args) => lockbench::app::verify(&args),
+        Command::Sim(args) => lockbench::mp::cli::sim(&args),
+        Command::MpRun(args) => lockbench::mp::cli::mp_run(&args),
     }
 }
