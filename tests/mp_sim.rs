@@ -267,3 +267,73 @@ fn threaded_runtime_runs_the_same_algorithms_safely() {
         assert_eq!(f(&r, "requests"), 60.0, "{r}");
     }
 }
+
+#[test]
+fn paper_suite_prints_ratio_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("suite.toml");
+    std::fs::write(
+        &path,
+        r#"
+requests = 15
+seeds = 1
+[base]
+n = 6
+m = 4
+ncs = 50.0
+cs = 20.0
+cd = 10.0
+hot = [20.0, 80.0]
+[[figure]]
+name = "6f"
+vary = "n"
+values = [3, 6]
+compare = ["token-gme", "ra2"]
+paper = "size ratio 2.22 at n = 5"
+[[figure]]
+name = "7b"
+vary = "hot"
+values = [50, 10]
+compare = ["token-gme", "token-gme-fifo"]
+paper = "priority better"
+"#,
+    )
+    .unwrap();
+    let out = Command::cargo_bin("lockbench")
+        .unwrap()
+        .args(["sim", "--algo", "token-gme", "--format", "json", "--paper"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r["failures"], 0, "{r}");
+        for k in ["messages", "message_size", "waiting_time", "throughput"] {
+            assert!(f(r, k) > 0.0 && f(r, k).is_finite(), "{k} in {r}");
+        }
+    }
+    assert_eq!(rows[0]["ratio_of"], "token-gme/ra2");
+    assert_eq!(rows[3]["ratio_of"], "token-gme/token-gme-fifo");
+    // The shipped suite parses (only its first figure's first point would run in a test).
+    std::fs::write(
+        &path,
+        std::fs::read_to_string("bench-configs/message-passing-paper.toml")
+            .unwrap()
+            .replace("vary = \"m\"", "vary = \"bogus\""),
+    )
+    .unwrap();
+    let out = Command::cargo_bin("lockbench")
+        .unwrap()
+        .args(["sim", "--algo", "token-gme", "--paper"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot vary `bogus`"));
+}
