@@ -128,6 +128,9 @@ pub struct TokenGme {
     /// Type of the outstanding request, if any.
     want: Option<Group>,
     inside: bool,
+    /// Secondary holder: a pending request of another type is known (set on receipt of the
+    /// token by one scan, then by each REQUEST, so an event costs O(1) rather than O(n)).
+    conflict: bool,
     /// Secondaries issued by A2, sent after the handler's borrow of the token ends.
     outbox: Vec<(Pid, Token)>,
 }
@@ -152,6 +155,7 @@ impl TokenGme {
             }),
             want: None,
             inside: false,
+            conflict: false,
             outbox: Vec::new(),
         }
     }
@@ -324,6 +328,11 @@ impl TokenGme {
         if num > self.request[j].0 {
             self.request[j] = (num, ty);
         }
+        if let Some(t) = self.token.as_ref() {
+            if !t.primary && self.pending(t, j) && self.request[j].1 != t.ty {
+                self.conflict = true;
+            }
+        }
         if self.token.as_ref().is_some_and(|t| t.primary) {
             self.a2_primary(j);
             self.flush(rt);
@@ -366,6 +375,9 @@ impl Algorithm for TokenGme {
             TgMsg::Token(t) => {
                 debug_assert!(self.token.is_none(), "p{} got a second token", self.me);
                 let primary = t.primary;
+                self.conflict = !primary
+                    && (0..self.request.len())
+                        .any(|k| self.request[k].0 > t.fulfilled[k] && self.request[k].1 != t.ty);
                 self.token = Some(*t);
                 if primary {
                     // TG-4.
