@@ -131,6 +131,10 @@ pub struct TokenGme {
     /// Secondary holder: a pending request of another type is known (set on receipt of the
     /// token by one scan, then by each REQUEST, so an event costs O(1) rather than O(n)).
     conflict: bool,
+    /// Primary holder: which processes the queue holds, and how many queued requests conflict
+    /// with the token's type (an index of the queue rebuilt on receipt, so A2 is O(1)).
+    queued: Vec<bool>,
+    queued_conflicts: usize,
     /// Secondaries issued by A2, sent after the handler's borrow of the token ends.
     outbox: Vec<(Pid, Token)>,
 }
@@ -156,6 +160,8 @@ impl TokenGme {
             want: None,
             inside: false,
             conflict: false,
+            queued: vec![false; s.n],
+            queued_conflicts: 0,
             outbox: Vec::new(),
         }
     }
@@ -219,10 +225,10 @@ impl TokenGme {
         let Some(t) = self.token.as_mut() else {
             return;
         };
-        if !t.primary || num <= t.fulfilled[j] || t.queue.iter().any(|q| q.pid == j) {
+        if !t.primary || num <= t.fulfilled[j] || self.queued[j] {
             return;
         }
-        let conflict_queued = t.queue.iter().any(|q| q.ty != t.ty);
+        let conflict_queued = self.queued_conflicts > 0;
         if ty == t.ty && !conflict_queued && j != self.me {
             // Issue a secondary (TG-3 checked above).
             t.fulfilled[j] = num;
@@ -244,6 +250,10 @@ impl TokenGme {
                 ty,
                 age: 0,
             });
+            self.queued[j] = true;
+            if ty != t.ty {
+                self.queued_conflicts += 1;
+            }
         }
     }
 
@@ -375,6 +385,13 @@ impl Algorithm for TokenGme {
             TgMsg::Token(t) => {
                 debug_assert!(self.token.is_none(), "p{} got a second token", self.me);
                 let primary = t.primary;
+                if primary {
+                    self.queued.iter_mut().for_each(|q| *q = false);
+                    for q in &t.queue {
+                        self.queued[q.pid] = true;
+                    }
+                    self.queued_conflicts = t.queue.iter().filter(|q| q.ty != t.ty).count();
+                }
                 self.conflict = !primary
                     && (0..self.request.len())
                         .any(|k| self.request[k].0 > t.fulfilled[k] && self.request[k].1 != t.ty);
