@@ -371,3 +371,37 @@ paper = "priority better"
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot vary `bogus`"));
 }
+
+#[test]
+fn lmutin_without_preemption_costs_what_lemma_6_counts() {
+    // l = 0 on a complete graph never fills a grant set, so nothing is preempted: an exit is
+    // |N_i| + 1 REQUESTs and |N_i| + 1 GRANTs, an entry |N_i| + 1 RELEASEs (self included, as
+    // seed 004's Lemma 6 counts them for the MUTIN half of LKCS).
+    let r = &sim(&[
+        "--algo",
+        "lmutin",
+        "--n",
+        "6",
+        "--topology",
+        "complete",
+        "--l",
+        "0",
+        "--requests",
+        "50",
+    ])[0];
+    let closed = 6.0;
+    assert_eq!(
+        f(r, "messages_per_request_max_with_self"),
+        2.0 * closed,
+        "{r}"
+    );
+    let mean = f(r, "messages_per_request_mean") + f(r, "self_messages_per_request_mean");
+    assert!((mean - 1.5 * closed).abs() < 0.1, "{mean} in {r}");
+    let kinds: Vec<&str> = r["messages_by_kind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kind"].as_str().unwrap())
+        .collect();
+    assert!(!kinds.contains(&"PREEMPT"), "{kinds:?}");
+}
