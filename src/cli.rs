@@ -42,6 +42,11 @@ pub enum Command {
     Correlate(crate::hw::CorrelateArgs),
     /// Predict passage times from model RMRs and a calibration, against the measured ones.
     Predict(crate::hw::PredictArgs),
+    /// Simulate message-passing algorithms (deterministic discrete events) and report their
+    /// messages, waiting time, synchronization delay, throughput, concurrency and safety.
+    Sim(Box<crate::mp::cli::SimArgs>),
+    /// Run message-passing algorithms for real: one thread per process, channels, real time.
+    MpRun(Box<crate::mp::cli::MpRunArgs>),
     /// Count RMRs per passage under the papers' models (cc, cc-wb, dsm) on a deterministic
     /// schedule, beside the paper's bound.
     Rmr(RmrArgs),

@@ -8,6 +8,7 @@ pub mod hw;
 pub mod locks;
 pub mod mem;
 pub mod metrics;
+pub mod mp;
 pub mod report;
 pub mod rmr;
 pub mod runner;

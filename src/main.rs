@@ -39,5 +39,7 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::Correlate(args) => lockbench::hw::correlate(&args),
         Command::Predict(args) => lockbench::hw::predict(&args),
         Command::Rmr(args) => lockbench::app::rmr(&args),
+        Command::Sim(args) => lockbench::mp::cli::sim(&args),
+        Command::MpRun(args) => lockbench::mp::cli::mp_run(&args),
     }
 }

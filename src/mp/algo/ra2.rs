@@ -1,0 +1,263 @@
+//! Joung's RA2 (Distributed Computing 15, 2002), **reconstructed**: the seed names its shape
+//! (a requester with all REPLYs enters as *leader* and invites compatible outstanding requesters
+//! as *followers*; 3(n − 1) messages amortized; waiting time 2 hops) but not its exact rules, so
+//! every rule below is ours and named.
+//!
+//! - **RA2-R1 (request)**: Lamport clock + 1; broadcast REQUEST(ts, forum, seq), where seq
+//!   numbers this process's requests so that late REPLYs and INVITEs for an old request are
+//!   recognised and ignored (Joung's VF vector plays this part; we keep one integer).
+//! - **RA2-R2 (on REQUEST from j for forum f)**: a process that *occupies* a forum F (inside as
+//!   leader, or left as leader while followers it invited are still inside) and is inside as
+//!   leader with f = F sends INVITE; occupying with f ≠ F, it defers; occupying F but not
+//!   inside, it applies the rules that follow. A follower
+//!   inside forum F replies when f = F, else defers. A requester of forum F ≠ f whose
+//!   (ts, id) is smaller defers. Everyone else replies at once (as RA1).
+//! - **RA2-R3 (on REPLY for the current seq)**: with n − 1 of them, enter as leader and INVITE
+//!   every process whose latest known request is for the same forum and not yet invited.
+//! - **RA2-R4 (on INVITE)**: a process still requesting that seq enters as the inviter's
+//!   follower; otherwise it declines with DONE so the leader's count of followers drains.
+//! - **RA2-R5 (exit)**: a follower sends DONE to its leader and sends its deferred replies; a
+//!   leader sends its deferred replies only when it is out *and* every follower it invited has
+//!   sent DONE — this is what keeps a conflicting requester, who always needs the leader's
+//!   reply, out while followers are inside.
+//! - **RA2-R6 (honour invitations)**: a process that still occupies forum F as an earlier
+//!   leader does not enter as leader of another forum until its followers are done, since an
+//!   INVITE it sent may still be in flight.
+//!
+//! Message size: our RA2 carries O(1) integers per message (timestamps and sequence numbers),
+//! not Joung's O(n) vectors, so message-size ratios against it are not the paper's (the README
+//! says so beside the tables).
+
+use serde::{Deserialize, Serialize};
+
+use super::Setup;
+use crate::mp::{Algorithm, Charge, Group, Message, Pid, Runtime};
+
+/// Messages.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum Ra2Msg {
+    /// REQUEST(ts, forum, seq).
+    Request(u64, Group, u64),
+    /// REPLY(seq).
+    Reply(u64),
+    /// INVITE(seq): enter as the sender's follower.
+    Invite(u64),
+    /// DONE: a follower left (or declined an invitation).
+    Done,
+}
+
+impl Message for Ra2Msg {
+    fn kind(&self) -> &'static str {
+        match self {
+            Ra2Msg::Request(..) => "REQUEST",
+            Ra2Msg::Reply(_) => "REPLY",
+            Ra2Msg::Invite(_) => "INVITE",
+            Ra2Msg::Done => "DONE",
+        }
+    }
+    fn size_ints(&self) -> usize {
+        match self {
+            Ra2Msg::Request(..) => 3,
+            Ra2Msg::Reply(_) | Ra2Msg::Invite(_) => 1,
+            Ra2Msg::Done => 0,
+        }
+    }
+    fn charge(&self) -> Charge {
+        match self {
+            Ra2Msg::Request(..) | Ra2Msg::Done => Charge::Sender,
+            Ra2Msg::Reply(_) | Ra2Msg::Invite(_) => Charge::Receiver,
+        }
+    }
+}
+
+/// How a process is inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    Leader,
+    Follower(Pid),
+}
+
+/// One process.
+#[derive(Debug)]
+pub struct Ra2 {
+    me: Pid,
+    clock: u64,
+    seq: u64,
+    /// (ts, id) and forum of the outstanding or current request.
+    mine: Option<((u64, Pid), Group)>,
+    replies: usize,
+    inside: Option<Role>,
+    /// Forum occupied as leader (inside, or out with followers still inside).
+    occupied: Option<Group>,
+    followers_out: usize,
+    /// Latest known request of each process not yet invited: (seq, forum).
+    known: Vec<Option<(u64, Group)>>,
+    deferred: Vec<Deferred>,
+}
+
+/// A request whose reply is held back.
+#[derive(Clone, Copy, Debug)]
+struct Deferred {
+    from: Pid,
+    seq: u64,
+    ts: u64,
+    f: Group,
+}
+
+impl Ra2 {
+    /// Process `me`.
+    pub fn new(me: Pid, s: &Setup) -> Self {
+        Ra2 {
+            me,
+            clock: 0,
+            seq: 0,
+            mine: None,
+            replies: 0,
+            inside: None,
+            occupied: None,
+            followers_out: 0,
+            known: vec![None; s.n],
+            deferred: Vec::new(),
+        }
+    }
+
+    fn enter_as_leader(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
+        let forum = self.mine.expect("requesting").1;
+        self.inside = Some(Role::Leader);
+        self.occupied = Some(forum);
+        rt.enter();
+        // RA2-R3: invite the compatible outstanding requesters.
+        for j in 0..self.known.len() {
+            if let Some((seq, f)) = self.known[j] {
+                if f == forum && j != self.me {
+                    self.known[j] = None;
+                    self.followers_out += 1;
+                    rt.send(j, Ra2Msg::Invite(seq));
+                }
+            }
+        }
+    }
+
+    /// RA2-R3 with **RA2-R6 (honour invitations)**: a process still occupying a forum as an
+    /// earlier leader (an INVITE may be in flight) enters as leader of a different forum only
+    /// once every follower it invited is done.
+    fn try_lead(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
+        let Some((_, forum)) = self.mine else {
+            return;
+        };
+        if self.inside.is_none()
+            && self.replies == rt.n() - 1
+            && self.occupied.is_none_or(|f| f == forum)
+        {
+            self.enter_as_leader(rt);
+        }
+    }
+
+    /// RA2-R5: outside, a leader stops occupying its forum once every follower it invited is
+    /// done; outside and not occupying, a process sends its deferred replies. (A process may
+    /// still occupy as an earlier leader while it is inside as a follower of the same forum.)
+    fn settle(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
+        if self.inside.is_some() {
+            return;
+        }
+        if self.followers_out == 0 {
+            self.occupied = None;
+        }
+        if self.occupied.is_none() {
+            self.release_deferred(rt);
+            self.try_lead(rt);
+        }
+    }
+
+    /// RA2-R2: whether a request (ts, from) for forum `f` must wait for this process.
+    fn defers(&self, ts: u64, from: Pid, f: Group) -> bool {
+        if let Some(occ) = self.occupied {
+            if occ != f {
+                return true;
+            }
+        }
+        match (self.inside, self.mine) {
+            (Some(_), Some((_, mf))) => mf != f,
+            (None, Some((prio, mf))) => mf != f && prio < (ts, from),
+            _ => false,
+        }
+    }
+
+    /// Sends the deferred replies the rules no longer hold back.
+    fn release_deferred(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
+        let deferred = std::mem::take(&mut self.deferred);
+        for d in deferred {
+            if self.defers(d.ts, d.from, d.f) {
+                self.deferred.push(d);
+            } else {
+                rt.send(d.from, Ra2Msg::Reply(d.seq));
+            }
+        }
+    }
+}
+
+impl Algorithm for Ra2 {
+    type Msg = Ra2Msg;
+
+    fn on_request(&mut self, rt: &mut dyn Runtime<Ra2Msg>, group: Group) {
+        self.clock += 1;
+        self.seq += 1;
+        self.mine = Some(((self.clock, self.me), group));
+        self.replies = 0;
+        if rt.n() == 1 {
+            self.enter_as_leader(rt);
+            return;
+        }
+        for j in 0..rt.n() {
+            if j != self.me {
+                rt.send(j, Ra2Msg::Request(self.clock, group, self.seq));
+            }
+        }
+    }
+
+    fn on_exit(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
+        let role = self.inside.take().expect("exit while outside");
+        self.mine = None;
+        rt.exited();
+        if let Role::Follower(leader) = role {
+            rt.send(leader, Ra2Msg::Done);
+        }
+        self.settle(rt);
+    }
+
+    fn on_message(&mut self, rt: &mut dyn Runtime<Ra2Msg>, from: Pid, msg: Ra2Msg) {
+        match msg {
+            Ra2Msg::Request(ts, f, seq) => {
+                self.clock = self.clock.max(ts);
+                self.known[from] = Some((seq, f));
+                if self.occupied == Some(f) && self.inside == Some(Role::Leader) {
+                    self.known[from] = None;
+                    self.followers_out += 1;
+                    rt.send(from, Ra2Msg::Invite(seq));
+                } else if self.defers(ts, from, f) {
+                    self.deferred.push(Deferred { from, seq, ts, f });
+                } else {
+                    rt.send(from, Ra2Msg::Reply(seq));
+                }
+            }
+            Ra2Msg::Reply(seq) => {
+                if seq == self.seq && self.mine.is_some() && self.inside.is_none() {
+                    self.replies += 1;
+                    self.try_lead(rt);
+                }
+            }
+            Ra2Msg::Invite(seq) => {
+                if seq == self.seq && self.mine.is_some() && self.inside.is_none() {
+                    self.inside = Some(Role::Follower(from));
+                    rt.enter();
+                } else {
+                    rt.send(from, Ra2Msg::Done);
+                }
+            }
+            Ra2Msg::Done => {
+                self.followers_out -= 1;
+                self.settle(rt);
+            }
+        }
+    }
+}

@@ -1,0 +1,449 @@
+//! TokenGME (Mittal & Mohan, JPDC 2007; seed 003 §3): Suzuki–Kasami with one primary token and
+//! secondary tokens, priority = size + age type selection (or FIFO, §4.2).
+//!
+//! The seed lost its pseudocode (actions A0–A6); these actions follow
+//! `../shared/seeds/TOKEN_GME_NOTES.md`. Rules the seed text does not state are named
+//! decisions, `TG-n`, here and in the README:
+//!
+//! - **TG-1 (initial state)**: p0 holds the primary token of type ⊥, which conflicts with every
+//!   type, so the first requests are queued and the first A6 picks a real type.
+//! - **TG-2 (primary holder asking for another type)** broadcasts REQUEST like everyone else,
+//!   or secondary holders never learn of the conflict.
+//! - **TG-3 (no secondary past a queued conflict)**: the primary holder issues a secondary for a
+//!   same-type request only when no conflicting request is queued (stated for §5.1; without it
+//!   a busy type can starve the queue).
+//! - **TG-4 (new primary scans)**: a process receiving the primary treats every pending request
+//!   it knows of and the queue does not hold as a fresh REQUEST (A2).
+//! - **TG-5 (stale RELEASE)**: RELEASE(s) with s > session_i restarts the count at 1, s =
+//!   session_i counts, older is ignored.
+//! - **TG-6 (tie-break)**: equal priorities go to the type whose oldest request was queued
+//!   first; the oldest request of the chosen type becomes the next primary holder.
+//! - **TG-7 (secondaries carry oldNoOfTokens)**: a secondary token issued in session s is used
+//!   only once the previous session is released, by the same safety test as the primary.
+//! - **TG-8 (local broadcast copy)**: the copy of a broadcast to oneself is a local action (no
+//!   message), as the seed allows ("can be simulated by a local action").
+//! - **TG-9 (secondary release)**: a secondary holder releases when it is outside, not waiting to
+//!   use the token, and knows a pending request (its own included) of another type.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use super::Setup;
+use crate::mp::{Algorithm, Charge, Group, Message, Observation, Pid, Runtime};
+
+/// How the next session's type is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// priority(t) = |S_t| + Σ ages (seed 003 §3.2.1).
+    Priority,
+    /// The type of the first queued request (seed 003 §4.2).
+    Fifo,
+}
+
+/// The ⊥ type of the initial primary token (TG-1).
+const BOTTOM: Group = usize::MAX;
+
+/// A queued request in the primary token.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Queued {
+    /// Requesting process.
+    pub pid: Pid,
+    /// Its request number.
+    pub num: u64,
+    /// Its type.
+    pub ty: Group,
+    /// Sessions started since it was queued.
+    pub age: u64,
+}
+
+/// A token, primary or secondary.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Token {
+    /// Primary (may issue tokens) or secondary.
+    pub primary: bool,
+    /// The type it serves.
+    pub ty: Group,
+    /// Its session number.
+    pub session: u64,
+    /// Requests fulfilled per process, as this token knows.
+    pub fulfilled: Vec<u64>,
+    /// Secondaries issued in the previous session (TG-7: on every token).
+    pub old_no_of_tokens: u64,
+    /// Primary only: secondaries issued in this session.
+    pub no_of_tokens_issued: u64,
+    /// Primary only: the queue.
+    pub queue: VecDeque<Queued>,
+}
+
+/// Messages.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub enum TgMsg {
+    /// REQUEST(number, type).
+    Request(u64, Group),
+    /// TOKEN.
+    Token(Box<Token>),
+    /// RELEASE(session).
+    Release(u64),
+}
+
+impl Message for TgMsg {
+    fn kind(&self) -> &'static str {
+        match self {
+            TgMsg::Request(..) => "REQUEST",
+            TgMsg::Token(_) => "TOKEN",
+            TgMsg::Release(_) => "RELEASE",
+        }
+    }
+    fn size_ints(&self) -> usize {
+        match self {
+            TgMsg::Request(..) => 2,
+            TgMsg::Release(_) => 1,
+            // kind, type, session, old count, fulfilled[n]; the primary adds its issued count
+            // and (pid, number, type, age) per queued request.
+            TgMsg::Token(t) => {
+                4 + t.fulfilled.len() + if t.primary { 1 + 4 * t.queue.len() } else { 0 }
+            }
+        }
+    }
+    fn charge(&self) -> Charge {
+        match self {
+            TgMsg::Request(..) => Charge::Sender,
+            TgMsg::Release(_) => Charge::SenderHeld,
+            TgMsg::Token(_) => Charge::Receiver,
+        }
+    }
+}
+
+/// One process.
+#[derive(Debug)]
+pub struct TokenGme {
+    me: Pid,
+    selection: Selection,
+    /// request_i[j] = (number, type).
+    request: Vec<(u64, Group)>,
+    session: u64,
+    no_of_release: u64,
+    token: Option<Token>,
+    /// Type of the outstanding request, if any.
+    want: Option<Group>,
+    inside: bool,
+    /// Secondary holder: a pending request of another type is known (set on receipt of the
+    /// token by one scan, then by each REQUEST, so an event costs O(1) rather than O(n)).
+    conflict: bool,
+    /// Primary holder: which processes the queue holds, and how many queued requests conflict
+    /// with the token's type (an index of the queue rebuilt on receipt, so A2 is O(1)).
+    queued: Vec<bool>,
+    queued_conflicts: usize,
+    /// Secondaries issued by A2, sent after the handler's borrow of the token ends.
+    outbox: Vec<(Pid, Token)>,
+}
+
+impl TokenGme {
+    /// Process `me` (A0; TG-1).
+    pub fn new(me: Pid, s: &Setup, selection: Selection) -> Self {
+        TokenGme {
+            me,
+            selection,
+            request: vec![(0, BOTTOM); s.n],
+            session: 0,
+            no_of_release: 0,
+            token: (me == 0).then(|| Token {
+                primary: true,
+                ty: BOTTOM,
+                session: 0,
+                fulfilled: vec![0; s.n],
+                old_no_of_tokens: 0,
+                no_of_tokens_issued: 0,
+                queue: VecDeque::new(),
+            }),
+            want: None,
+            inside: false,
+            conflict: false,
+            queued: vec![false; s.n],
+            queued_conflicts: 0,
+            outbox: Vec::new(),
+        }
+    }
+
+    /// Condition (1) ∨ (2) of seed 003 §3.2.
+    fn safe(&self, t: &Token) -> bool {
+        t.old_no_of_tokens == 0
+            || (self.session + 1 == t.session && self.no_of_release == t.old_no_of_tokens)
+            || self.session == t.session
+    }
+
+    fn pending(&self, t: &Token, j: Pid) -> bool {
+        self.request[j].0 > t.fulfilled[j]
+    }
+
+    /// Enter if holding a safe token of the wanted type; then release or pass if idle.
+    fn progress(&mut self, rt: &mut dyn Runtime<TgMsg>) {
+        if let (Some(t), Some(w)) = (self.token.as_ref(), self.want) {
+            if t.ty == w && !self.inside && self.safe(t) {
+                self.want = None;
+                self.inside = true;
+                rt.enter();
+                return;
+            }
+        }
+        if self.inside {
+            return;
+        }
+        let Some(t) = self.token.as_ref() else {
+            return;
+        };
+        // Waiting to use an unsafe token of the wanted type: busy.
+        if self.want == Some(t.ty) {
+            return;
+        }
+        if t.primary {
+            if !t.queue.is_empty() {
+                self.a6(rt);
+            }
+        } else {
+            // TG-9.
+            let conflict =
+                (0..self.request.len()).any(|k| self.pending(t, k) && self.request[k].1 != t.ty);
+            if conflict {
+                let s = t.session;
+                self.token = None;
+                for j in 0..rt.n() {
+                    if j != self.me {
+                        rt.send(j, TgMsg::Release(s));
+                    }
+                }
+                // TG-8: the copy to oneself.
+                self.on_release(s);
+            }
+        }
+    }
+
+    /// A2 at the primary holder (and TG-4 for scans).
+    fn a2_primary(&mut self, j: Pid) {
+        let (num, ty) = self.request[j];
+        let Some(t) = self.token.as_mut() else {
+            return;
+        };
+        if !t.primary || num <= t.fulfilled[j] || self.queued[j] {
+            return;
+        }
+        let conflict_queued = self.queued_conflicts > 0;
+        if ty == t.ty && !conflict_queued && j != self.me {
+            // Issue a secondary (TG-3 checked above).
+            t.fulfilled[j] = num;
+            t.no_of_tokens_issued += 1;
+            let sec = Token {
+                primary: false,
+                ty: t.ty,
+                session: t.session,
+                fulfilled: t.fulfilled.clone(),
+                old_no_of_tokens: t.old_no_of_tokens,
+                no_of_tokens_issued: 0,
+                queue: VecDeque::new(),
+            };
+            self.outbox.push((j, sec));
+        } else {
+            t.queue.push_back(Queued {
+                pid: j,
+                num,
+                ty,
+                age: 0,
+            });
+            self.queued[j] = true;
+            if ty != t.ty {
+                self.queued_conflicts += 1;
+            }
+        }
+    }
+
+    /// A6: start the next session.
+    fn a6(&mut self, rt: &mut dyn Runtime<TgMsg>) {
+        let mut t = self.token.take().expect("primary held");
+        let chosen = match self.selection {
+            Selection::Fifo => t.queue[0].ty,
+            Selection::Priority => {
+                // (priority, -(first position)) maximal; TG-6.
+                let mut best: Option<(u64, usize, Group)> = None;
+                for (pos, q) in t.queue.iter().enumerate() {
+                    if t.queue.iter().take(pos).any(|p| p.ty == q.ty) {
+                        continue;
+                    }
+                    let prio: u64 = t
+                        .queue
+                        .iter()
+                        .filter(|p| p.ty == q.ty)
+                        .map(|p| 1 + p.age)
+                        .sum();
+                    if best.is_none_or(|(bp, _, _)| prio > bp) {
+                        best = Some((prio, pos, q.ty));
+                    }
+                }
+                best.expect("queue not empty").2
+            }
+        };
+        let (members, rest): (Vec<Queued>, Vec<Queued>) =
+            t.queue.drain(..).partition(|q| q.ty == chosen);
+        for q in &members {
+            t.fulfilled[q.pid] = q.num;
+            // The age is the number of sessions started since it was queued.
+            rt.observe(Observation::SessionsWaited(q.age));
+        }
+        t.old_no_of_tokens = t.no_of_tokens_issued;
+        t.no_of_tokens_issued = members.len() as u64 - 1;
+        t.session += 1;
+        t.ty = chosen;
+        t.queue = rest
+            .into_iter()
+            .map(|mut q| {
+                q.age += 1;
+                q
+            })
+            .collect();
+        rt.observe(Observation::SessionStarted);
+        let primary_to = members[0].pid;
+        for q in &members[1..] {
+            let sec = Token {
+                primary: false,
+                ty: t.ty,
+                session: t.session,
+                fulfilled: t.fulfilled.clone(),
+                old_no_of_tokens: t.old_no_of_tokens,
+                no_of_tokens_issued: 0,
+                queue: VecDeque::new(),
+            };
+            rt.send(q.pid, TgMsg::Token(Box::new(sec)));
+        }
+        rt.send(primary_to, TgMsg::Token(Box::new(t)));
+    }
+
+    /// A5 (TG-5).
+    fn on_release(&mut self, s: u64) {
+        if s > self.session {
+            self.session = s;
+            self.no_of_release = 1;
+        } else if s == self.session {
+            self.no_of_release += 1;
+        }
+    }
+
+    fn flush(&mut self, rt: &mut dyn Runtime<TgMsg>) {
+        for (j, sec) in std::mem::take(&mut self.outbox) {
+            rt.send(j, TgMsg::Token(Box::new(sec)));
+        }
+    }
+
+    /// A REQUEST (from another process, or this process's own copy: TG-8).
+    fn on_request_msg(&mut self, rt: &mut dyn Runtime<TgMsg>, j: Pid, num: u64, ty: Group) {
+        if num > self.request[j].0 {
+            self.request[j] = (num, ty);
+        }
+        if let Some(t) = self.token.as_ref() {
+            if !t.primary && self.pending(t, j) && self.request[j].1 != t.ty {
+                self.conflict = true;
+            }
+        }
+        if self.token.as_ref().is_some_and(|t| t.primary) {
+            self.a2_primary(j);
+            self.flush(rt);
+        }
+        self.progress(rt);
+    }
+}
+
+impl Algorithm for TokenGme {
+    type Msg = TgMsg;
+
+    /// A1.
+    fn on_request(&mut self, rt: &mut dyn Runtime<TgMsg>, group: Group) {
+        self.want = Some(group);
+        if self.token.as_ref().is_some_and(|t| t.ty == group) {
+            self.progress(rt);
+            return;
+        }
+        let num = self.request[self.me].0 + 1;
+        for j in 0..rt.n() {
+            if j != self.me {
+                rt.send(j, TgMsg::Request(num, group));
+            }
+        }
+        // TG-8: the copy to oneself (TG-2 for a primary holder).
+        self.on_request_msg(rt, self.me, num, group);
+    }
+
+    /// A4.
+    fn on_exit(&mut self, rt: &mut dyn Runtime<TgMsg>) {
+        self.inside = false;
+        rt.exited();
+        self.progress(rt);
+    }
+
+    fn on_message(&mut self, rt: &mut dyn Runtime<TgMsg>, from: Pid, msg: TgMsg) {
+        match msg {
+            TgMsg::Request(num, ty) => self.on_request_msg(rt, from, num, ty),
+            // A3.
+            TgMsg::Token(t) => {
+                debug_assert!(self.token.is_none(), "p{} got a second token", self.me);
+                let primary = t.primary;
+                if primary {
+                    self.queued.iter_mut().for_each(|q| *q = false);
+                    for q in &t.queue {
+                        self.queued[q.pid] = true;
+                    }
+                    self.queued_conflicts = t.queue.iter().filter(|q| q.ty != t.ty).count();
+                }
+                self.conflict = !primary
+                    && (0..self.request.len())
+                        .any(|k| self.request[k].0 > t.fulfilled[k] && self.request[k].1 != t.ty);
+                self.token = Some(*t);
+                if primary {
+                    // TG-4.
+                    for j in 0..self.request.len() {
+                        self.a2_primary(j);
+                    }
+                    self.flush(rt);
+                }
+                self.progress(rt);
+            }
+            // A5.
+            TgMsg::Release(s) => {
+                self.on_release(s);
+                self.progress(rt);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_size_counts_fulfilled_and_queue() {
+        let t = Token {
+            primary: true,
+            ty: 1,
+            session: 2,
+            fulfilled: vec![0; 10],
+            old_no_of_tokens: 0,
+            no_of_tokens_issued: 0,
+            queue: VecDeque::from(vec![Queued {
+                pid: 1,
+                num: 1,
+                ty: 2,
+                age: 0,
+            }]),
+        };
+        assert_eq!(
+            TgMsg::Token(Box::new(t.clone())).size_ints(),
+            4 + 10 + 1 + 4
+        );
+        let sec = Token {
+            primary: false,
+            queue: VecDeque::new(),
+            ..t
+        };
+        assert_eq!(TgMsg::Token(Box::new(sec)).size_ints(), 14);
+        assert_eq!(TgMsg::Request(1, 2).size_ints(), 2);
+    }
+}

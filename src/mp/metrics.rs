@@ -1,0 +1,408 @@
+//! What a message-passing run measures (seed 003 §2.2.1): messages per request by kind and
+//! their size in integers, waiting time, synchronization delay, throughput and concurrency;
+//! and what its checks found. One [`Tally`] per runtime run, summarised into one [`MpResult`].
+
+use serde::Serialize;
+
+use super::{Charge, Message, Pid};
+use crate::metrics::fairness::Fairness;
+
+/// Per-run message and timing tallies, independent of the runtime.
+#[derive(Clone, Debug)]
+pub struct Tally {
+    /// Per kind: (name, messages, integers).
+    pub kinds: Vec<(&'static str, u64, u64)>,
+    /// Messages between distinct processes.
+    pub messages: u64,
+    /// Messages a process sent to itself (seed 004's counts include them).
+    pub self_messages: u64,
+    /// Integers carried by messages between distinct processes.
+    pub ints: u64,
+    cur: Vec<(u64, u64)>,
+    open: Vec<bool>,
+    /// The previous request of each process, open until the current one enters (so that a
+    /// `Charge::SenderHeld` message sent while waiting reaches it).
+    prev: Vec<Option<(u64, u64)>>,
+    entered: Vec<bool>,
+    /// Per request (or transition): messages charged to it, self-messages excluded.
+    pub per_request_max: u64,
+    /// Per request: messages charged, self-messages included (max).
+    pub per_request_max_with_self: u64,
+    /// Closed cycles.
+    pub requests: u64,
+    /// Waiting time: sum, max, count; and per process sums.
+    pub wait_sum: f64,
+    /// Largest waiting time.
+    pub wait_max: f64,
+    /// Waiting times recorded.
+    pub wait_count: u64,
+    per_proc_wait: Vec<(f64, u64)>,
+    /// Synchronization delay: sum, count, max.
+    pub sync_sum: f64,
+    /// Synchronization delays recorded.
+    pub sync_count: u64,
+    /// Largest synchronization delay.
+    pub sync_max: f64,
+    /// Critical sections completed.
+    pub completed: u64,
+    /// ∫ inside dt, time with someone inside, largest number inside.
+    pub inside_integral: f64,
+    /// Time with at least one process inside.
+    pub busy_time: f64,
+    /// Most processes inside at once.
+    pub inside_max: usize,
+}
+
+impl Tally {
+    /// Tallies for `n` processes.
+    pub fn new(n: usize) -> Self {
+        Tally {
+            kinds: Vec::new(),
+            messages: 0,
+            self_messages: 0,
+            ints: 0,
+            cur: vec![(0, 0); n],
+            open: vec![false; n],
+            prev: vec![None; n],
+            entered: vec![false; n],
+            per_request_max: 0,
+            per_request_max_with_self: 0,
+            requests: 0,
+            wait_sum: 0.0,
+            wait_max: 0.0,
+            wait_count: 0,
+            per_proc_wait: vec![(0.0, 0); n],
+            sync_sum: 0.0,
+            sync_count: 0,
+            sync_max: 0.0,
+            completed: 0,
+            inside_integral: 0.0,
+            busy_time: 0.0,
+            inside_max: 0,
+        }
+    }
+
+    /// Counts one message from `from` to `to`, as its sender and its receiver.
+    #[inline]
+    pub fn message<M: Message>(&mut self, from: Pid, to: Pid, msg: &M) {
+        self.sent(from, to, msg);
+        self.received(from, to, msg);
+    }
+
+    /// The receiver's part of [`Tally::message`]: a receiver-charged message counts towards
+    /// the receiver's request (runtimes where each process keeps its own tally).
+    #[inline]
+    pub fn received<M: Message>(&mut self, from: Pid, to: Pid, msg: &M) {
+        if msg.charge() == Charge::Receiver {
+            if from == to {
+                self.cur[to].1 += 1;
+            } else {
+                self.cur[to].0 += 1;
+            }
+        }
+    }
+
+    /// The sender's part of [`Tally::message`]: totals, kinds, and a sender-charged message
+    /// towards the sender's request.
+    #[inline]
+    pub fn sent<M: Message>(&mut self, from: Pid, to: Pid, msg: &M) {
+        let kind = msg.kind();
+        let size = msg.size_ints() as u64;
+        let slot = match msg.charge() {
+            Charge::Receiver => None,
+            Charge::Sender => Some(&mut self.cur[from]),
+            Charge::SenderHeld => {
+                if self.entered[from] || self.prev[from].is_none() {
+                    Some(&mut self.cur[from])
+                } else {
+                    self.prev[from].as_mut()
+                }
+            }
+        };
+        if from == to {
+            self.self_messages += 1;
+            if let Some(c) = slot {
+                c.1 += 1;
+            }
+            return;
+        }
+        if let Some(c) = slot {
+            c.0 += 1;
+        }
+        self.messages += 1;
+        self.ints += size;
+        match self.kinds.iter_mut().find(|k| k.0 == kind) {
+            Some(k) => {
+                k.1 += 1;
+                k.2 += size;
+            }
+            None => self.kinds.push((kind, 1, size)),
+        }
+    }
+
+    /// Process `p` starts a new request (or transition); its previous one stays open until
+    /// this one enters.
+    pub fn start_cycle(&mut self, p: Pid) {
+        self.close_prev(p);
+        if self.open[p] {
+            self.prev[p] = Some(self.cur[p]);
+        }
+        self.cur[p] = (0, 0);
+        self.open[p] = true;
+        self.entered[p] = false;
+    }
+
+    /// Process `p`'s current request was served: its previous one closes.
+    pub fn entered(&mut self, p: Pid) {
+        self.entered[p] = true;
+        self.close_prev(p);
+    }
+
+    fn close_prev(&mut self, p: Pid) {
+        if let Some(c) = self.prev[p].take() {
+            self.record(c);
+        }
+    }
+
+    fn record(&mut self, (net, own): (u64, u64)) {
+        self.per_request_max = self.per_request_max.max(net);
+        self.per_request_max_with_self = self.per_request_max_with_self.max(net + own);
+        self.requests += 1;
+    }
+
+    /// Closes every open cycle (end of run).
+    pub fn finish(&mut self) {
+        for p in 0..self.cur.len() {
+            self.close_prev(p);
+            if self.open[p] {
+                self.record(self.cur[p]);
+            }
+            self.cur[p] = (0, 0);
+            self.open[p] = false;
+        }
+    }
+
+    /// Adds another tally's counts (one per thread of a threaded run; cycles already closed).
+    pub fn absorb(&mut self, o: &Tally) {
+        for k in &o.kinds {
+            match self.kinds.iter_mut().find(|x| x.0 == k.0) {
+                Some(x) => {
+                    x.1 += k.1;
+                    x.2 += k.2;
+                }
+                None => self.kinds.push(*k),
+            }
+        }
+        self.messages += o.messages;
+        self.self_messages += o.self_messages;
+        self.ints += o.ints;
+        self.per_request_max = self.per_request_max.max(o.per_request_max);
+        self.per_request_max_with_self = self
+            .per_request_max_with_self
+            .max(o.per_request_max_with_self);
+        self.requests += o.requests;
+        self.wait_sum += o.wait_sum;
+        self.wait_max = self.wait_max.max(o.wait_max);
+        self.wait_count += o.wait_count;
+        for (a, b) in self.per_proc_wait.iter_mut().zip(&o.per_proc_wait) {
+            a.0 += b.0;
+            a.1 += b.1;
+        }
+    }
+
+    /// Records a waiting time of process `p`.
+    pub fn wait(&mut self, p: Pid, w: f64) {
+        self.wait_sum += w;
+        self.wait_max = self.wait_max.max(w);
+        self.wait_count += 1;
+        self.per_proc_wait[p].0 += w;
+        self.per_proc_wait[p].1 += 1;
+    }
+
+    /// Records a synchronization delay.
+    pub fn sync(&mut self, d: f64) {
+        self.sync_sum += d;
+        self.sync_max = self.sync_max.max(d);
+        self.sync_count += 1;
+    }
+
+    /// Jain's index of the per-process mean waiting times (1: everyone waits alike).
+    pub fn wait_fairness(&self) -> f64 {
+        let means: Vec<f64> = self
+            .per_proc_wait
+            .iter()
+            .filter(|w| w.1 > 0)
+            .map(|w| w.0 / w.1 as f64)
+            .collect();
+        if means.iter().all(|&m| m == 0.0) {
+            return 1.0;
+        }
+        Fairness::of(&means).jain
+    }
+}
+
+/// Messages of one kind, per request.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct KindFigure {
+    /// The kind.
+    pub kind: String,
+    /// Mean per request.
+    pub per_request: f64,
+    /// Mean size in integers.
+    pub size_mean: f64,
+}
+
+/// One message-passing run (simulated or threaded). Field names are the machine-readable
+/// contract: add, don't rename.
+#[derive(Clone, Debug, Serialize)]
+pub struct MpResult {
+    /// Algorithm name.
+    pub algo: String,
+    /// `sim` or `threaded`.
+    pub runtime: String,
+    /// Processes.
+    pub n: usize,
+    /// Groups.
+    pub m: usize,
+    /// Requests per process.
+    pub requests_per_process: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Topology (local CS algorithms) or `complete`.
+    pub topology: String,
+    /// Channel delay distribution.
+    pub delay: String,
+    /// Inter-request (non-CS) time distribution.
+    pub ncs: String,
+    /// CS time distribution.
+    pub cs: String,
+    /// Group selection.
+    pub mix: String,
+    /// FIFO channels.
+    pub fifo: bool,
+    /// Requests (local CS: transitions, entries and exits) whose messages were counted.
+    pub requests: u64,
+    /// Messages between distinct processes per request, mean.
+    pub messages_per_request_mean: f64,
+    /// ... and max over the run.
+    pub messages_per_request_max: u64,
+    /// Max per request counting self-messages (seed 004's Lemma 6 counts them).
+    pub messages_per_request_max_with_self: u64,
+    /// Self-messages per request, mean.
+    pub self_messages_per_request_mean: f64,
+    /// Per kind.
+    pub messages_by_kind: Vec<KindFigure>,
+    /// Mean message size in integers.
+    pub message_size_mean: f64,
+    /// Integers sent per request.
+    pub message_ints_per_request_mean: f64,
+    /// Mean waiting time (request → entry), time units.
+    pub waiting_time_mean: f64,
+    /// Largest waiting time.
+    pub waiting_time_max: f64,
+    /// Waiting time in units of the mean channel delay (message hops when delays are
+    /// constant and local work is nil).
+    pub waiting_time_hops: Option<f64>,
+    /// Mean synchronization delay (last exit with someone waiting → next entry).
+    pub sync_delay_mean: Option<f64>,
+    /// Largest synchronization delay.
+    pub sync_delay_max: Option<f64>,
+    /// Synchronization delay in units of the mean channel delay.
+    pub sync_delay_hops: Option<f64>,
+    /// Critical sections completed per time unit.
+    pub throughput: f64,
+    /// Mean processes inside while anyone is.
+    pub concurrency_mean: f64,
+    /// Most inside at once.
+    pub concurrency_max: usize,
+    /// Jain's index of per-process mean waiting times.
+    pub fairness_jain: f64,
+    /// Time at the end (simulated units, or seconds on the threaded runtime).
+    pub time: f64,
+    /// Events processed (simulator) or messages delivered (threaded).
+    pub events: u64,
+    /// Wall-clock seconds.
+    pub wall_seconds: f64,
+    /// Safety violations seen (checked at every event).
+    pub safety_violations: u64,
+    /// The first violations, described.
+    pub violations: Vec<String>,
+    /// A liveness failure (a request unserved past the watchdog bound), with state.
+    pub liveness_failure: Option<String>,
+    /// TokenGME: most sessions a queued request waited.
+    pub starvation_sessions_max: Option<u64>,
+    /// TokenGME: the bound m(n + 1) − 1.
+    pub starvation_bound: Option<u64>,
+}
+
+impl MpResult {
+    /// Fills the figures of `t`; the caller sets the run's description.
+    #[allow(clippy::too_many_arguments)]
+    pub fn figures(&mut self, t: &Tally, delay_mean: f64, time: f64, sync_applies: bool) {
+        let req = t.requests.max(1) as f64;
+        self.requests = t.requests;
+        self.messages_per_request_mean = t.messages as f64 / req;
+        self.messages_per_request_max = t.per_request_max;
+        self.messages_per_request_max_with_self = t.per_request_max_with_self;
+        self.self_messages_per_request_mean = t.self_messages as f64 / req;
+        let mut kinds = t.kinds.clone();
+        kinds.sort_by_key(|k| k.0);
+        self.messages_by_kind = kinds
+            .iter()
+            .map(|k| KindFigure {
+                kind: k.0.to_string(),
+                per_request: k.1 as f64 / req,
+                size_mean: k.2 as f64 / k.1.max(1) as f64,
+            })
+            .collect();
+        self.message_size_mean = t.ints as f64 / t.messages.max(1) as f64;
+        self.message_ints_per_request_mean = t.ints as f64 / req;
+        self.waiting_time_mean = t.wait_sum / t.wait_count.max(1) as f64;
+        self.waiting_time_max = t.wait_max;
+        let hops = |x: f64| (delay_mean > 0.0).then(|| x / delay_mean);
+        self.waiting_time_hops = hops(self.waiting_time_mean);
+        if sync_applies && t.sync_count > 0 {
+            let s = t.sync_sum / t.sync_count as f64;
+            self.sync_delay_mean = Some(s);
+            self.sync_delay_max = Some(t.sync_max);
+            self.sync_delay_hops = hops(s);
+        }
+        self.throughput = if time > 0.0 {
+            t.completed as f64 / time
+        } else {
+            0.0
+        };
+        self.concurrency_mean = if t.busy_time > 0.0 {
+            t.inside_integral / t.busy_time
+        } else {
+            0.0
+        };
+        self.concurrency_max = t.inside_max;
+        self.fairness_jain = t.wait_fairness();
+        self.time = time;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mp::algo::ra1::Ra1Msg;
+
+    #[test]
+    fn cycles_charge_sender_and_receiver() {
+        let mut t = Tally::new(3);
+        t.start_cycle(0);
+        t.message(0, 1, &Ra1Msg::Request(1, 0));
+        t.message(0, 2, &Ra1Msg::Request(1, 0));
+        t.message(1, 0, &Ra1Msg::Reply);
+        t.message(2, 0, &Ra1Msg::Reply);
+        t.message(0, 0, &Ra1Msg::Reply);
+        t.finish();
+        assert_eq!(t.requests, 1);
+        assert_eq!(t.per_request_max, 4);
+        assert_eq!(t.per_request_max_with_self, 5);
+        assert_eq!(t.messages, 4);
+        assert_eq!(t.self_messages, 1);
+        assert_eq!(t.ints, 4);
+    }
+}

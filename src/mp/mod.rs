@@ -1,0 +1,116 @@
+//! Message-passing algorithms (seeds 003 and 004 and their comparators) as event-driven state
+//! machines, and the runtimes that drive them.
+//!
+//! An algorithm sees only the [`Runtime`] trait: its own id, the process count, a clock, `send`
+//! to a process id, timers, and two notifications to the application (`enter`, `exited`). It
+//! never learns whether the runtime is the discrete-event simulator ([`sim`]), the threaded
+//! runtime ([`threaded`]) or, later, an MPI backend (one rank per process): messages are plain
+//! `serde` values, so a backend that moves bytes between ranks serializes them with any serde
+//! format and calls the same three handlers.
+//!
+//! The application drives each process through [`Algorithm::on_request`] (wants to enter, with a
+//! group) and [`Algorithm::on_exit`] (wants to leave). Mutual-exclusion and GME algorithms let a
+//! process leave at once; the local critical-section algorithms of seed 004 also need permission
+//! to leave, so leaving is a request too and the algorithm calls [`Runtime::exited`] when done.
+
+pub mod algo;
+pub mod cli;
+pub mod metrics;
+pub mod paper;
+pub mod sim;
+pub mod threaded;
+pub mod topo;
+pub mod workload;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// A process id, `0..n`.
+pub type Pid = usize;
+
+/// A critical-section type (group, forum, session).
+pub type Group = usize;
+
+/// Who a message's cost is charged to when messages are counted per request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charge {
+    /// The sender's current request (REQUEST, RELEASE: sent because the sender asked or left).
+    Sender,
+    /// The receiver's current request (TOKEN, REPLY, GRANT: sent to serve the receiver).
+    Receiver,
+    /// The sender's request that obtained what this message gives back (TokenGME's RELEASE
+    /// of a token): the previous request while the sender waits for a new one, else the
+    /// current one.
+    SenderHeld,
+}
+
+/// A message of one algorithm.
+pub trait Message: Clone + Send + std::fmt::Debug + Serialize + DeserializeOwned + 'static {
+    /// Its kind, for per-kind counts (`"REQUEST"`, `"TOKEN"`, ...).
+    fn kind(&self) -> &'static str;
+    /// Its payload size in integers (the papers' message-size measure; the sender id and the
+    /// kind, which every transport carries, are not counted).
+    fn size_ints(&self) -> usize;
+    /// Whose request this message is charged to.
+    fn charge(&self) -> Charge;
+}
+
+/// Something an algorithm reports about itself for the checks (no effect on its behaviour).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observation {
+    /// TokenGME: a request queued in the primary token waited this many sessions before a
+    /// session of its type was started (checked against the bound m(n+1) − 1).
+    SessionsWaited(u64),
+    /// TokenGME: a new session started.
+    SessionStarted,
+}
+
+/// What an algorithm may ask of the runtime that drives it.
+pub trait Runtime<M: Message> {
+    /// This process's id.
+    fn me(&self) -> Pid;
+    /// The number of processes.
+    fn n(&self) -> usize;
+    /// The current time (simulated time units, or seconds since start on a real runtime).
+    fn now(&self) -> f64;
+    /// Sends `msg` to process `to` (which may be this process: a local message).
+    fn send(&mut self, to: Pid, msg: M);
+    /// Calls [`Algorithm::on_timer`] with `tag` after `after` time units.
+    fn set_timer(&mut self, after: f64, tag: u64);
+    /// Tells the application it may now enter its critical section.
+    fn enter(&mut self);
+    /// Tells the application it has left its critical section (seed 004: may now be outside).
+    fn exited(&mut self);
+    /// Reports an observation to the checks; a runtime without checks ignores it.
+    fn observe(&mut self, _obs: Observation) {}
+}
+
+/// The problem an algorithm solves, which decides the safety check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// At most one process inside.
+    Mutex,
+    /// No two processes of different groups inside together.
+    Gme,
+    /// l_i ≤ |CS_i| ≤ k_i in every closed neighbourhood (seed 004).
+    LocalCs,
+}
+
+/// An algorithm: one state machine per process, driven by three (four) handlers.
+pub trait Algorithm: Send + std::fmt::Debug {
+    /// Its messages.
+    type Msg: Message;
+    /// The process wants to enter a critical section of `group`.
+    fn on_request(&mut self, rt: &mut dyn Runtime<Self::Msg>, group: Group);
+    /// The process wants to leave its critical section.
+    fn on_exit(&mut self, rt: &mut dyn Runtime<Self::Msg>);
+    /// A message from `from` arrived.
+    fn on_message(&mut self, rt: &mut dyn Runtime<Self::Msg>, from: Pid, msg: Self::Msg);
+    /// A timer set with `set_timer` fired.
+    fn on_timer(&mut self, _rt: &mut dyn Runtime<Self::Msg>, _tag: u64) {}
+    /// Whether this process starts inside its critical section (seed 004's initial
+    /// configuration; false for every other algorithm).
+    fn starts_inside(&self) -> bool {
+        false
+    }
+}

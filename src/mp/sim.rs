@@ -1,0 +1,644 @@
+//! The deterministic, seeded discrete-event simulator. Each event (a message delivery, a
+//! timer, a process asking to enter or to leave) runs one handler of one process's state
+//! machine; the safety of the whole system is checked after every state change.
+//!
+//! Determinism: one event queue ordered by (time, sequence number), one random stream per
+//! purpose and process (workload, channel delays), no hashing of addresses.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::time::Instant;
+
+use super::algo::Setup;
+use super::metrics::{MpResult, Tally};
+use super::workload::Dist;
+use super::{Algorithm, Group, Observation, Pid, Problem, Runtime};
+use crate::workload::rng::Rng;
+use crate::workload::{Mix, Sampler};
+
+/// Everything a simulated run needs besides the algorithm.
+#[derive(Clone, Debug)]
+pub struct SimConfig {
+    /// Algorithm name (for the result).
+    pub algo: String,
+    /// The problem, which chooses the safety check.
+    pub problem: Problem,
+    /// Processes, graph, bounds and initial configuration.
+    pub setup: Setup,
+    /// Topology name (for the result).
+    pub topology: String,
+    /// Critical sections each process enters.
+    pub requests: u64,
+    /// Seed.
+    pub seed: u64,
+    /// Inter-request time.
+    pub ncs: Dist,
+    /// Critical-section time.
+    pub cs: Dist,
+    /// Channel delay.
+    pub delay: Dist,
+    /// FIFO channels.
+    pub fifo: bool,
+    /// Group selection.
+    pub mix: Mix,
+    /// A request unserved for longer than this (time units) is a liveness failure.
+    pub watchdog: f64,
+    /// Print every event to stderr.
+    pub trace: bool,
+}
+
+/// Where a process's application is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Phase {
+    /// Between critical sections (or done).
+    Out,
+    /// Asked to enter at this time, for this group.
+    Waiting(f64, Group),
+    /// Inside, in this group.
+    Inside(Group),
+    /// Asked to leave at this time (local CS only).
+    Leaving(f64, Group),
+}
+
+enum Kind<M> {
+    Deliver { from: Pid, to: Pid, msg: M },
+    Timer { p: Pid, tag: u64 },
+    Want { p: Pid },
+    Leave { p: Pid },
+}
+
+struct Ev<M> {
+    t: f64,
+    seq: u64,
+    kind: Kind<M>,
+}
+
+impl<M> PartialEq for Ev<M> {
+    fn eq(&self, o: &Self) -> bool {
+        self.seq == o.seq
+    }
+}
+impl<M> Eq for Ev<M> {}
+impl<M> PartialOrd for Ev<M> {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl<M> Ord for Ev<M> {
+    // Reversed: BinaryHeap is a max-heap and the earliest event must come first. Times are
+    // finite and non-negative, so their bit patterns order like the numbers.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.t.to_bits(), o.seq).cmp(&(self.t.to_bits(), self.seq))
+    }
+}
+
+/// The simulator's state apart from the processes (so a handler can borrow both).
+struct Core<M> {
+    now: f64,
+    seq: u64,
+    queue: BinaryHeap<Ev<M>>,
+    n: usize,
+    delay: Dist,
+    fifo: bool,
+    link_last: Vec<f64>,
+    delay_rng: Vec<Rng>,
+    work_rng: Vec<Rng>,
+    samplers: Vec<Sampler>,
+    ncs: Dist,
+    cs: Dist,
+    requests: u64,
+    keep_cycling: bool,
+    phase: Vec<Phase>,
+    entries: Vec<u64>,
+    unfinished: usize,
+    tally: Tally,
+    // Safety state.
+    problem: Problem,
+    inside: usize,
+    by_group: Vec<usize>,
+    groups_inside: usize,
+    closed: Vec<Vec<Pid>>,
+    count_in: Vec<usize>,
+    l: Vec<usize>,
+    k: Vec<usize>,
+    violations: u64,
+    described: Vec<String>,
+    last_change: f64,
+    empty_since: Option<f64>,
+    waiting: usize,
+    sessions_waited_max: Option<u64>,
+    trace: bool,
+}
+
+impl<M> Core<M> {
+    fn push(&mut self, t: f64, kind: Kind<M>) {
+        self.seq += 1;
+        self.queue.push(Ev {
+            t,
+            seq: self.seq,
+            kind,
+        });
+    }
+
+    fn violation(&mut self, what: String) {
+        self.violations += 1;
+        if self.described.len() < 5 {
+            self.described.push(format!("t={:.3}: {what}", self.now));
+        }
+    }
+
+    /// Advances the concurrency integral to now.
+    fn account_time(&mut self) {
+        let dt = self.now - self.last_change;
+        if self.inside > 0 {
+            self.tally.inside_integral += dt * self.inside as f64;
+            self.tally.busy_time += dt;
+        }
+        self.last_change = self.now;
+    }
+
+    fn schedule_want(&mut self, p: Pid) {
+        if self.entries[p] < self.requests || self.keep_cycling {
+            let d = self.ncs.sample(&mut self.work_rng[p]);
+            self.push(self.now + d, Kind::Want { p });
+        }
+    }
+
+    fn schedule_leave(&mut self, p: Pid) {
+        let d = self.cs.sample(&mut self.work_rng[p]);
+        self.push(self.now + d, Kind::Leave { p });
+    }
+
+    fn enter(&mut self, p: Pid) {
+        if self.trace {
+            eprintln!("{:.3} p{p} ENTERS {:?}", self.now, self.phase[p]);
+        }
+        let Phase::Waiting(since, g) = self.phase[p] else {
+            self.violation(format!("p{p} entered without asking"));
+            return;
+        };
+        self.account_time();
+        self.waiting -= 1;
+        self.tally.wait(p, self.now - since);
+        self.tally.entered(p);
+        if let Some(t0) = self.empty_since.take() {
+            self.tally.sync(self.now - t0);
+        }
+        match self.problem {
+            Problem::Mutex => {
+                if self.inside > 0 {
+                    self.violation(format!("p{p} entered with {} inside", self.inside));
+                }
+            }
+            Problem::Gme => {
+                if self.groups_inside > 0 && self.by_group[g] == 0 {
+                    self.violation(format!(
+                        "p{p} entered group {g} while another group is inside"
+                    ));
+                }
+                if self.by_group[g] == 0 {
+                    self.groups_inside += 1;
+                }
+                self.by_group[g] += 1;
+            }
+            Problem::LocalCs => self.local_change(p, true),
+        }
+        self.inside += 1;
+        self.tally.inside_max = self.tally.inside_max.max(self.inside);
+        self.phase[p] = Phase::Inside(g);
+        self.entries[p] += 1;
+        if self.entries[p] == self.requests {
+            self.unfinished -= 1;
+        }
+        self.schedule_leave(p);
+    }
+
+    fn exited(&mut self, p: Pid) {
+        if self.trace {
+            eprintln!("{:.3} p{p} EXITS", self.now);
+        }
+        let g = match self.phase[p] {
+            Phase::Inside(g) | Phase::Leaving(_, g) => g,
+            _ => {
+                self.violation(format!("p{p} left while outside"));
+                return;
+            }
+        };
+        self.account_time();
+        if let Phase::Leaving(since, _) = self.phase[p] {
+            self.tally.wait(p, self.now - since);
+            self.tally.entered(p);
+            self.waiting -= 1;
+        }
+        self.inside -= 1;
+        self.tally.completed += 1;
+        match self.problem {
+            Problem::Gme => {
+                self.by_group[g] -= 1;
+                if self.by_group[g] == 0 {
+                    self.groups_inside -= 1;
+                }
+            }
+            Problem::LocalCs => self.local_change(p, false),
+            Problem::Mutex => {}
+        }
+        if self.inside == 0 && self.waiting > 0 && self.problem != Problem::LocalCs {
+            self.empty_since = Some(self.now);
+        }
+        self.phase[p] = Phase::Out;
+        self.schedule_want(p);
+    }
+
+    /// l_i ≤ |CS_i| ≤ k_i for every closed neighbourhood containing `p`.
+    fn local_change(&mut self, p: Pid, entering: bool) {
+        for idx in 0..self.closed[p].len() {
+            let u = self.closed[p][idx];
+            if entering {
+                self.count_in[u] += 1;
+                if self.count_in[u] > self.k[u] {
+                    let c = self.count_in[u];
+                    self.violation(format!("|CS_{u}| = {c} > k = {}", self.k[u]));
+                }
+            } else {
+                self.count_in[u] -= 1;
+                if self.count_in[u] < self.l[u] {
+                    let c = self.count_in[u];
+                    self.violation(format!("|CS_{u}| = {c} < l = {}", self.l[u]));
+                }
+            }
+        }
+    }
+}
+
+/// The runtime a process's handler sees.
+struct Ctx<'a, M> {
+    core: &'a mut Core<M>,
+    me: Pid,
+}
+
+impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
+    fn me(&self) -> Pid {
+        self.me
+    }
+    fn n(&self) -> usize {
+        self.core.n
+    }
+    fn now(&self) -> f64 {
+        self.core.now
+    }
+    fn send(&mut self, to: Pid, msg: M) {
+        let c = &mut *self.core;
+        let from = self.me;
+        c.tally.message(from, to, &msg);
+        let d = if from == to {
+            0.0
+        } else {
+            c.delay.sample(&mut c.delay_rng[from])
+        };
+        let mut t = c.now + d;
+        if c.fifo {
+            let link = &mut c.link_last[from * c.n + to];
+            t = t.max(*link);
+            *link = t;
+        }
+        c.push(t, Kind::Deliver { from, to, msg });
+    }
+    fn set_timer(&mut self, after: f64, tag: u64) {
+        let t = self.core.now + after.max(0.0);
+        self.core.push(t, Kind::Timer { p: self.me, tag });
+    }
+    fn enter(&mut self) {
+        self.core.enter(self.me);
+    }
+    fn exited(&mut self) {
+        self.core.exited(self.me);
+    }
+    fn observe(&mut self, obs: Observation) {
+        if let Observation::SessionsWaited(s) = obs {
+            let m = self.core.sessions_waited_max.get_or_insert(0);
+            *m = (*m).max(s);
+        }
+    }
+}
+
+/// Runs one simulation of the algorithm built by `make` for every process.
+pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> MpResult {
+    let wall = Instant::now();
+    let s = &cfg.setup;
+    let n = s.n;
+    let mut procs: Vec<A> = (0..n).map(|p| make(p, s)).collect();
+    let closed: Vec<Vec<Pid>> = if cfg.problem == Problem::LocalCs {
+        (0..n)
+            .map(|p| {
+                let mut c = s.graph.neighbours(p).to_vec();
+                c.push(p);
+                c
+            })
+            .collect()
+    } else {
+        vec![Vec::new(); n]
+    };
+    let mut core: Core<A::Msg> = Core {
+        now: 0.0,
+        seq: 0,
+        queue: BinaryHeap::with_capacity(4 * n),
+        n,
+        delay: cfg.delay,
+        fifo: cfg.fifo,
+        link_last: if cfg.fifo {
+            vec![0.0; n * n]
+        } else {
+            Vec::new()
+        },
+        delay_rng: (0..n)
+            .map(|p| Rng::new(cfg.seed, 0xD1_0000 + p as u64))
+            .collect(),
+        work_rng: (0..n)
+            .map(|p| Rng::new(cfg.seed, 0x3C_0000 + p as u64))
+            .collect(),
+        samplers: cfg.mix.samplers(n, cfg.seed),
+        ncs: cfg.ncs,
+        cs: cfg.cs,
+        requests: cfg.requests,
+        keep_cycling: cfg.problem == Problem::LocalCs,
+        phase: vec![Phase::Out; n],
+        entries: vec![0; n],
+        unfinished: if cfg.requests == 0 { 0 } else { n },
+        tally: Tally::new(n),
+        problem: cfg.problem,
+        inside: 0,
+        by_group: vec![0; cfg.mix.sessions(n).max(s.m).max(1)],
+        groups_inside: 0,
+        count_in: vec![0; n],
+        closed,
+        l: s.l.clone(),
+        k: s.k.clone(),
+        violations: 0,
+        described: Vec::new(),
+        last_change: 0.0,
+        empty_since: None,
+        waiting: 0,
+        sessions_waited_max: None,
+        trace: cfg.trace,
+    };
+    // The initial configuration (seed 004) and the first requests.
+    for (p, proc_) in procs.iter().enumerate() {
+        if proc_.starts_inside() {
+            core.phase[p] = Phase::Inside(0);
+            core.inside += 1;
+            for idx in 0..core.closed[p].len() {
+                let u = core.closed[p][idx];
+                core.count_in[u] += 1;
+            }
+            core.schedule_leave(p);
+        } else {
+            core.schedule_want(p);
+        }
+    }
+    if cfg.problem == Problem::LocalCs {
+        for u in 0..n {
+            if core.count_in[u] < core.l[u] || core.count_in[u] > core.k[u] {
+                let c = core.count_in[u];
+                core.violation(format!("initial |CS_{u}| = {c} outside [l, k]"));
+            }
+        }
+    }
+    let mut events = 0u64;
+    let mut liveness = None;
+    let trace = cfg.trace;
+    while core.unfinished > 0 {
+        let Some(ev) = core.queue.pop() else {
+            liveness = Some(format!(
+                "deadlock at t={:.3}: no event pending; {}",
+                core.now,
+                stuck_state(&core, &procs)
+            ));
+            break;
+        };
+        core.now = ev.t;
+        events += 1;
+        if trace {
+            match &ev.kind {
+                Kind::Deliver { from, to, msg } => {
+                    eprintln!("{:.3} p{to} <- p{from} {msg:?}", ev.t)
+                }
+                Kind::Timer { p, tag } => eprintln!("{:.3} p{p} timer {tag}", ev.t),
+                Kind::Want { p } => eprintln!("{:.3} p{p} wants", ev.t),
+                Kind::Leave { p } => eprintln!("{:.3} p{p} leaves", ev.t),
+            }
+        }
+        match ev.kind {
+            Kind::Deliver { from, to, msg } => procs[to].on_message(
+                &mut Ctx {
+                    core: &mut core,
+                    me: to,
+                },
+                from,
+                msg,
+            ),
+            Kind::Timer { p, tag } => procs[p].on_timer(
+                &mut Ctx {
+                    core: &mut core,
+                    me: p,
+                },
+                tag,
+            ),
+            Kind::Want { p } => {
+                let g = core.samplers[p].next();
+                core.phase[p] = Phase::Waiting(core.now, g);
+                core.waiting += 1;
+                core.tally.start_cycle(p);
+                procs[p].on_request(
+                    &mut Ctx {
+                        core: &mut core,
+                        me: p,
+                    },
+                    g,
+                );
+            }
+            Kind::Leave { p } => {
+                if let Phase::Inside(g) = core.phase[p] {
+                    if cfg.problem == Problem::LocalCs {
+                        core.phase[p] = Phase::Leaving(core.now, g);
+                        core.waiting += 1;
+                        core.tally.start_cycle(p);
+                    }
+                }
+                procs[p].on_exit(&mut Ctx {
+                    core: &mut core,
+                    me: p,
+                });
+            }
+        }
+        if events & 0xFFF == 0 {
+            if let Some(msg) = overdue(&core, &procs, cfg.watchdog) {
+                liveness = Some(msg);
+                break;
+            }
+        }
+    }
+    core.account_time();
+    core.tally.finish();
+    let mut r = MpResult {
+        algo: cfg.algo.clone(),
+        runtime: "sim".into(),
+        n,
+        m: s.m,
+        requests_per_process: cfg.requests,
+        seed: cfg.seed,
+        topology: cfg.topology.clone(),
+        delay: cfg.delay.to_string(),
+        ncs: cfg.ncs.to_string(),
+        cs: cfg.cs.to_string(),
+        mix: cfg.mix.to_string(),
+        fifo: cfg.fifo,
+        requests: 0,
+        messages_per_request_mean: 0.0,
+        messages_per_request_max: 0,
+        messages_per_request_max_with_self: 0,
+        self_messages_per_request_mean: 0.0,
+        messages_by_kind: Vec::new(),
+        message_size_mean: 0.0,
+        message_ints_per_request_mean: 0.0,
+        waiting_time_mean: 0.0,
+        waiting_time_max: 0.0,
+        waiting_time_hops: None,
+        sync_delay_mean: None,
+        sync_delay_max: None,
+        sync_delay_hops: None,
+        throughput: 0.0,
+        concurrency_mean: 0.0,
+        concurrency_max: 0,
+        fairness_jain: 0.0,
+        time: 0.0,
+        events,
+        wall_seconds: 0.0,
+        safety_violations: core.violations,
+        violations: core.described.clone(),
+        liveness_failure: liveness,
+        starvation_sessions_max: core.sessions_waited_max,
+        starvation_bound: None,
+    };
+    r.figures(
+        &core.tally,
+        cfg.delay.mean(),
+        core.now,
+        cfg.problem != Problem::LocalCs,
+    );
+    if cfg.algo.starts_with("token-gme") {
+        r.starvation_bound = Some((s.m as u64) * (n as u64 + 1) - 1);
+    }
+    r.wall_seconds = wall.elapsed().as_secs_f64();
+    r
+}
+
+/// The oldest request unserved past `bound`, with the state of its process.
+fn overdue<M, A: std::fmt::Debug>(core: &Core<M>, procs: &[A], bound: f64) -> Option<String> {
+    for (p, ph) in core.phase.iter().enumerate() {
+        if let Phase::Waiting(since, _) | Phase::Leaving(since, _) = *ph {
+            if core.now - since > bound {
+                return Some(format!(
+                    "p{p} waiting since t={since:.3}, now t={:.3} (watchdog {bound}); {}",
+                    core.now,
+                    stuck_state(core, procs)
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// The state of the waiting processes, shortened.
+fn stuck_state<M, A: std::fmt::Debug>(core: &Core<M>, procs: &[A]) -> String {
+    let mut out = String::new();
+    let mut shown = 0;
+    for (p, ph) in core.phase.iter().enumerate() {
+        if matches!(ph, Phase::Waiting(..) | Phase::Leaving(..)) && shown < 3 {
+            shown += 1;
+            let mut s = format!("{:?}", procs[p]);
+            s.truncate(600);
+            out.push_str(&format!("p{p} {ph:?}: {s}; "));
+        }
+    }
+    let waiting = core
+        .phase
+        .iter()
+        .filter(|ph| matches!(ph, Phase::Waiting(..) | Phase::Leaving(..)))
+        .count();
+    out.push_str(&format!("{waiting} waiting, {} inside", core.inside));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mp::algo::ra1::Ra1Msg;
+    use crate::mp::topo::Graph;
+
+    /// Negative controls: an algorithm that lets everyone in at once, and one that never
+    /// lets anyone in. The checks must catch both.
+    #[derive(Debug)]
+    struct Broken {
+        grant: bool,
+    }
+
+    impl Algorithm for Broken {
+        type Msg = Ra1Msg;
+        fn on_request(&mut self, rt: &mut dyn Runtime<Ra1Msg>, _g: Group) {
+            if self.grant {
+                rt.enter();
+            }
+        }
+        fn on_exit(&mut self, rt: &mut dyn Runtime<Ra1Msg>) {
+            rt.exited();
+        }
+        fn on_message(&mut self, _rt: &mut dyn Runtime<Ra1Msg>, _f: Pid, _m: Ra1Msg) {}
+    }
+
+    fn cfg(problem: Problem) -> SimConfig {
+        SimConfig {
+            algo: "broken".into(),
+            problem,
+            setup: Setup {
+                n: 6,
+                m: 3,
+                graph: Graph::complete(6),
+                l: vec![0; 6],
+                k: vec![6; 6],
+                initial_in: vec![false; 6],
+                leader: 0,
+            },
+            topology: "complete".into(),
+            requests: 20,
+            seed: 1,
+            ncs: Dist::Exp(5.0),
+            cs: Dist::Const(10.0),
+            delay: Dist::Exp(1.0),
+            fifo: true,
+            mix: "uniform:3".parse().unwrap(),
+            watchdog: 1000.0,
+            trace: false,
+        }
+    }
+
+    #[test]
+    fn safety_checks_catch_a_broken_lock() {
+        let r = run(&cfg(Problem::Mutex), |_, _| Broken { grant: true });
+        assert!(r.safety_violations > 0);
+        assert!(
+            r.violations[0].contains("entered with"),
+            "{:?}",
+            r.violations
+        );
+        let r = run(&cfg(Problem::Gme), |_, _| Broken { grant: true });
+        assert!(r.safety_violations > 0);
+        assert!(r.concurrency_max > 1);
+    }
+
+    #[test]
+    fn a_request_never_served_is_reported_with_state() {
+        let r = run(&cfg(Problem::Mutex), |_, _| Broken { grant: false });
+        let l = r.liveness_failure.expect("reported");
+        assert!(l.contains("deadlock") && l.contains("Broken"), "{l}");
+    }
+}

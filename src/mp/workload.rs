@@ -1,0 +1,130 @@
+//! Time distributions of the message-passing workloads (seed 003 §4): channel delay,
+//! inter-request (non-critical-section) time and critical-section time.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::workload::rng::Rng;
+
+/// The forms a distribution can be written in.
+pub const DIST_FORMS: &str =
+    "X (exponential, mean X), exp:X, const:X, uniform:A,B (A <= B), all >= 0";
+
+/// A distribution of non-negative times.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Dist {
+    /// Exponential with this mean (0 = always 0).
+    Exp(f64),
+    /// Always this value.
+    Const(f64),
+    /// Uniform on [a, b].
+    Uniform(f64, f64),
+}
+
+impl Dist {
+    /// The mean.
+    pub fn mean(&self) -> f64 {
+        match *self {
+            Dist::Exp(m) | Dist::Const(m) => m,
+            Dist::Uniform(a, b) => (a + b) / 2.0,
+        }
+    }
+
+    /// Whether every draw is the same.
+    pub fn is_constant(&self) -> bool {
+        match *self {
+            Dist::Const(_) => true,
+            Dist::Exp(m) => m == 0.0,
+            Dist::Uniform(a, b) => a == b,
+        }
+    }
+
+    /// One draw.
+    #[inline]
+    pub fn sample(&self, rng: &mut Rng) -> f64 {
+        match *self {
+            Dist::Exp(m) => {
+                if m == 0.0 {
+                    0.0
+                } else {
+                    // 1 − u is in (0, 1], so the logarithm is finite.
+                    -m * (1.0 - rng.next_f64()).ln()
+                }
+            }
+            Dist::Const(c) => c,
+            Dist::Uniform(a, b) => a + (b - a) * rng.next_f64(),
+        }
+    }
+
+    /// Seed 003's critical-section time: uniform on [0, 2·mean].
+    pub fn cs_of_mean(mean: f64) -> Dist {
+        Dist::Uniform(0.0, 2.0 * mean)
+    }
+}
+
+impl FromStr for Dist {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("bad distribution `{s}`: use {DIST_FORMS}");
+        let num = |x: &str| -> Result<f64, String> {
+            let v: f64 = x.trim().parse().map_err(|_| bad())?;
+            if v.is_finite() && v >= 0.0 {
+                Ok(v)
+            } else {
+                Err(bad())
+            }
+        };
+        if let Some(x) = s.strip_prefix("exp:") {
+            return Ok(Dist::Exp(num(x)?));
+        }
+        if let Some(x) = s.strip_prefix("const:") {
+            return Ok(Dist::Const(num(x)?));
+        }
+        if let Some(x) = s.strip_prefix("uniform:") {
+            let (a, b) = x.split_once(',').ok_or_else(bad)?;
+            let (a, b) = (num(a)?, num(b)?);
+            if a > b {
+                return Err(bad());
+            }
+            return Ok(Dist::Uniform(a, b));
+        }
+        Ok(Dist::Exp(num(s)?))
+    }
+}
+
+impl fmt::Display for Dist {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Dist::Exp(m) => write!(f, "exp:{m}"),
+            Dist::Const(c) => write!(f, "const:{c}"),
+            Dist::Uniform(a, b) => write!(f, "uniform:{a},{b}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_and_mean() {
+        assert_eq!("10".parse::<Dist>().unwrap(), Dist::Exp(10.0));
+        assert_eq!("const:1".parse::<Dist>().unwrap(), Dist::Const(1.0));
+        assert_eq!(
+            "uniform:0,40".parse::<Dist>().unwrap(),
+            Dist::Uniform(0.0, 40.0)
+        );
+        assert!("uniform:4,1".parse::<Dist>().is_err());
+        assert!("-1".parse::<Dist>().is_err());
+        assert!("exp:x".parse::<Dist>().is_err());
+        let mut rng = Rng::new(1, 1);
+        let d = Dist::Exp(10.0);
+        let mean = (0..20_000).map(|_| d.sample(&mut rng)).sum::<f64>() / 20_000.0;
+        assert!((mean - 10.0).abs() < 0.5, "{mean}");
+        let u = Dist::cs_of_mean(20.0);
+        for _ in 0..1000 {
+            let x = u.sample(&mut rng);
+            assert!((0.0..=40.0).contains(&x));
+        }
+    }
+}

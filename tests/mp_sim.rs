@@ -1,0 +1,407 @@
+//! The message-passing side through the binary: safety over seeds, the theory checks of
+//! issue 10 §8, determinism, and bad input.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn sim(args: &[&str]) -> Vec<Value> {
+    let out = Command::cargo_bin("lockbench")
+        .unwrap()
+        .arg("sim")
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "sim {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice::<Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn f(r: &Value, k: &str) -> f64 {
+    r[k].as_f64()
+        .unwrap_or_else(|| panic!("{k} missing in {r}"))
+}
+
+const GME_AND_MUTEX: &str = "suzuki-kasami,ricart-agrawala,token-gme,token-gme-fifo,ra1,ra2";
+
+#[test]
+fn every_algorithm_is_safe_and_live_over_seeds() {
+    for (n, m, extra) in [
+        ("3", "2", vec![]),
+        ("8", "3", vec!["--non-fifo"]),
+        ("6", "4", vec!["--cs", "const:0", "--ncs", "0"]),
+    ] {
+        let mut args = vec![
+            "--algo",
+            GME_AND_MUTEX,
+            "--n",
+            n,
+            "--m",
+            m,
+            "--requests",
+            "60",
+            "--seeds",
+            "4",
+        ];
+        args.extend(extra);
+        for r in sim(&args) {
+            assert_eq!(r["safety_violations"], 0, "{r}");
+            assert!(r["liveness_failure"].is_null(), "{r}");
+            assert_eq!(f(&r, "requests"), f(&r, "n") * 60.0, "{r}");
+        }
+    }
+    for topo in ["ring", "grid", "random:4", "complete"] {
+        for r in sim(&[
+            "--algo",
+            "lmutin",
+            "--n",
+            "9",
+            "--topology",
+            topo,
+            "--l",
+            "1",
+            "--requests",
+            "40",
+            "--seeds",
+            "3",
+        ]) {
+            assert_eq!(r["safety_violations"], 0, "{r}");
+            assert!(r["liveness_failure"].is_null(), "{r}");
+        }
+    }
+}
+
+#[test]
+fn message_counts_match_the_papers() {
+    let n = 10.0;
+    for r in sim(&[
+        "--algo",
+        GME_AND_MUTEX,
+        "--n",
+        "10",
+        "--m",
+        "4",
+        "--requests",
+        "80",
+        "--seeds",
+        "3",
+    ]) {
+        let (mean, max) = (
+            f(&r, "messages_per_request_mean"),
+            f(&r, "messages_per_request_max"),
+        );
+        match r["algo"].as_str().unwrap() {
+            // Seed 003 Theorem 8: at most 2n − 1.
+            "token-gme" | "token-gme-fifo" => {
+                assert!(max <= 2.0 * n - 1.0, "{r}");
+                let waited = f(&r, "starvation_sessions_max");
+                assert!(waited <= f(&r, "starvation_bound"), "{r}");
+            }
+            // n per CS, fewer when the token is at hand.
+            "suzuki-kasami" => assert!(max <= n && mean <= n, "{r}"),
+            // Exactly 2(n − 1): n − 1 REQUESTs and n − 1 REPLYs.
+            "ra1" | "ricart-agrawala" => {
+                assert_eq!(max, 2.0 * (n - 1.0), "{r}");
+                assert!((mean - 2.0 * (n - 1.0)).abs() < 1e-9, "{r}");
+            }
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn waiting_time_two_hops_light_and_sync_delay_one_hop_heavy() {
+    let light = sim(&[
+        "--algo",
+        "suzuki-kasami,token-gme,ra1,ra2",
+        "--n",
+        "8",
+        "--m",
+        "3",
+        "--requests",
+        "20",
+        "--ncs",
+        "exp:100000",
+        "--cs",
+        "const:1",
+        "--cd",
+        "const:1",
+    ]);
+    for r in &light {
+        assert!(f(r, "waiting_time_max") <= 2.0 + 1e-9, "{r}");
+    }
+    let heavy = sim(&[
+        "--algo",
+        "suzuki-kasami,token-gme,token-gme-fifo",
+        "--n",
+        "8",
+        "--m",
+        "3",
+        "--requests",
+        "60",
+        "--ncs",
+        "const:0",
+        "--cs",
+        "const:1",
+        "--cd",
+        "const:1",
+    ]);
+    for r in &heavy {
+        assert!(f(r, "sync_delay_max") <= 1.0 + 1e-9, "{r}");
+        assert!(f(r, "sync_delay_hops") <= 1.0 + 1e-9, "{r}");
+    }
+}
+
+#[test]
+fn runs_are_deterministic() {
+    let strip = |mut v: Vec<Value>| {
+        for r in &mut v {
+            r["wall_seconds"] = Value::Null;
+        }
+        v
+    };
+    let args = [
+        "--algo",
+        "token-gme,ra2",
+        "--n",
+        "7",
+        "--m",
+        "3",
+        "--requests",
+        "30",
+        "--seed",
+        "9",
+    ];
+    assert_eq!(strip(sim(&args)), strip(sim(&args)));
+    let other = [
+        "--algo",
+        "token-gme,ra2",
+        "--n",
+        "7",
+        "--m",
+        "3",
+        "--requests",
+        "30",
+        "--seed",
+        "10",
+    ];
+    assert_ne!(strip(sim(&args)), strip(sim(&other)));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    for args in [
+        vec!["--algo", "nope"],
+        vec![
+            "--algo",
+            "lkcs",
+            "--n",
+            "6",
+            "--topology",
+            "ring",
+            "--l",
+            "2",
+            "--k",
+            "2",
+        ],
+        vec!["--algo", "lmutin", "--non-fifo"],
+        vec!["--algo", "ra1", "--cd", "uniform:5,1"],
+        vec!["--algo", "ra1", "--topology", "torus"],
+        vec!["--algo", "ra1", "--format", "csv"],
+    ] {
+        let out = Command::cargo_bin("lockbench")
+            .unwrap()
+            .arg("sim")
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn threaded_runtime_runs_the_same_algorithms_safely() {
+    let out = Command::cargo_bin("lockbench")
+        .unwrap()
+        .args([
+            "mp-run",
+            "--algo",
+            GME_AND_MUTEX,
+            "--n",
+            "4",
+            "--m",
+            "2",
+            "--requests",
+            "15",
+            "--ncs",
+            "0.3",
+            "--cs",
+            "0.1",
+            "--cd",
+            "0.05",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.len(), 6);
+    let out = Command::cargo_bin("lockbench")
+        .unwrap()
+        .args([
+            "mp-run",
+            "--algo",
+            "lmutin",
+            "--n",
+            "6",
+            "--topology",
+            "ring",
+            "--l",
+            "1",
+            "--requests",
+            "10",
+            "--ncs",
+            "0.3",
+            "--cs",
+            "0.1",
+            "--cd",
+            "0.05",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut v = v;
+    v.extend(serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap());
+    for r in v {
+        assert_eq!(r["runtime"], "threaded");
+        assert_eq!(r["safety_violations"], 0, "{r}");
+        assert!(r["liveness_failure"].is_null(), "{r}");
+        if r["algo"] != "lmutin" {
+            assert_eq!(f(&r, "requests"), 60.0, "{r}");
+        }
+    }
+}
+
+#[test]
+fn paper_suite_prints_ratio_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("suite.toml");
+    std::fs::write(
+        &path,
+        r#"
+requests = 15
+seeds = 1
+[base]
+n = 6
+m = 4
+ncs = 50.0
+cs = 20.0
+cd = 10.0
+hot = [20.0, 80.0]
+[[figure]]
+name = "6f"
+vary = "n"
+values = [3, 6]
+compare = ["token-gme", "ra2"]
+paper = "size ratio 2.22 at n = 5"
+[[figure]]
+name = "7b"
+vary = "hot"
+values = [50, 10]
+compare = ["token-gme", "token-gme-fifo"]
+paper = "priority better"
+"#,
+    )
+    .unwrap();
+    let out = Command::cargo_bin("lockbench")
+        .unwrap()
+        .args(["sim", "--algo", "token-gme", "--format", "json", "--paper"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(r["failures"], 0, "{r}");
+        for k in ["messages", "message_size", "waiting_time", "throughput"] {
+            assert!(f(r, k) > 0.0 && f(r, k).is_finite(), "{k} in {r}");
+        }
+    }
+    assert_eq!(rows[0]["ratio_of"], "token-gme/ra2");
+    assert_eq!(rows[3]["ratio_of"], "token-gme/token-gme-fifo");
+    // The shipped suite parses (only its first figure's first point would run in a test).
+    std::fs::write(
+        &path,
+        std::fs::read_to_string("bench-configs/message-passing-paper.toml")
+            .unwrap()
+            .replace("vary = \"m\"", "vary = \"bogus\""),
+    )
+    .unwrap();
+    let out = Command::cargo_bin("lockbench")
+        .unwrap()
+        .args(["sim", "--algo", "token-gme", "--paper"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot vary `bogus`"));
+}
+
+#[test]
+fn lmutin_without_preemption_costs_what_lemma_6_counts() {
+    // l = 0 on a complete graph never fills a grant set, so nothing is preempted: an exit is
+    // |N_i| + 1 REQUESTs and |N_i| + 1 GRANTs, an entry |N_i| + 1 RELEASEs (self included, as
+    // seed 004's Lemma 6 counts them for the MUTIN half of LKCS).
+    let r = &sim(&[
+        "--algo",
+        "lmutin",
+        "--n",
+        "6",
+        "--topology",
+        "complete",
+        "--l",
+        "0",
+        "--requests",
+        "50",
+    ])[0];
+    let closed = 6.0;
+    assert_eq!(
+        f(r, "messages_per_request_max_with_self"),
+        2.0 * closed,
+        "{r}"
+    );
+    let mean = f(r, "messages_per_request_mean") + f(r, "self_messages_per_request_mean");
+    assert!((mean - 1.5 * closed).abs() < 0.1, "{mean} in {r}");
+    let kinds: Vec<&str> = r["messages_by_kind"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kind"].as_str().unwrap())
+        .collect();
+    assert!(!kinds.contains(&"PREEMPT"), "{kinds:?}");
+}
