@@ -958,7 +958,7 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
     points.push(noop);
     for &t in &threads {
         for e in &entries {
-            let spec = fidelity_template(
+            let mut spec = fidelity_template(
                 e.clone(),
                 t,
                 &placement,
@@ -967,6 +967,7 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
                 warmup,
                 latency_sample,
             );
+            spec.oracle = oracle_for(args.oracle, e, spec.k);
             let f = fidelity::measure(&spec, args.rounds)?;
             let _ = writeln!(
                 err,

@@ -278,6 +278,10 @@ pub struct FidelityArgs {
     /// Warm-up of each loop (default 50ms).
     #[arg(long, default_value = "50ms")]
     pub warmup: String,
+    /// The harness loop's oracle (default auto, as `run`): `--oracle none` shows what the loop
+    /// costs without the oracle's critical-section accesses.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub oracle: OracleArg,
     /// Output format: table or json (default table).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,

@@ -983,15 +983,20 @@ fn passages<L: Lock, C: Checker>(
             gap -= 1;
             continue;
         }
-        // The hot loop: `gap` untimed passages, unless the phase moves or the quota is met.
+        // The hot loop: `gap` untimed passages, unless the phase moves or the quota is met. The
+        // watchdog's progress counter is stored every 64 passages (and after the loop): a store
+        // per passage is one more store the next locked instruction waits to drain.
         let end = state.limit.min(total.saturating_add(gap));
         let before = total;
         let phase = state.phase;
         while total < end && cx.flag.load(Ordering::Relaxed) == phase {
             passage::<L, C, UNTIMED>(&cx, sampler, &mut check);
             total += 1;
-            cx.progress.store(total, Ordering::Relaxed);
+            if total & 63 == 0 {
+                cx.progress.store(total, Ordering::Relaxed);
+            }
         }
+        cx.progress.store(total, Ordering::Relaxed);
         gap -= total - before;
     }
     out.window.1 = cx.clock.raw();
