@@ -30,7 +30,7 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Explore interleavings of a lock on a scheduled memory and check its safety property
     /// after every step.
-    Verify(VerifyArgs),
+    Verify(Box<VerifyArgs>),
     /// Measure the observer effect: the harness's default loop against a bare loop of the same
     /// lock, in interleaved rounds, at 1 thread and at every physical core.
     Fidelity(FidelityArgs),
@@ -224,37 +224,67 @@ pub struct RunArgs {
     pub rmr: Option<crate::mem::Model>,
 }
 
-/// Options of `verify`.
+/// Options of `verify`. Options left out take their default, or when replaying, the value the
+/// replay string carries (an option given that contradicts it is refused).
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// Lock to verify.
+    /// Lock to verify (not needed with --replay, which carries it; with --mutants, the lock
+    /// whose mutants run when --mutants names none).
     #[arg(long)]
-    pub lock: String,
+    pub lock: Option<String>,
     /// Processes (default 3).
-    #[arg(long, default_value_t = 3)]
-    pub threads: usize,
-    /// Schedules to explore (default 1000).
-    #[arg(long, default_value_t = 1000)]
-    pub schedules: usize,
-    /// Seed of the schedulers.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Passages per process in each schedule.
-    #[arg(long, default_value_t = 2)]
-    pub passages: usize,
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Schedules to explore (default 1000; with --mutants, per thread count tried, default
+    /// 2000).
+    #[arg(long)]
+    pub schedules: Option<usize>,
+    /// Seed of the schedulers (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Passages per process in each schedule (default 2).
+    #[arg(long)]
+    pub passages: Option<usize>,
     /// Capacity for k-exclusion locks (default 2 at 3 or more processes, else 1).
     #[arg(long)]
     pub k: Option<usize>,
-    /// Scheduler: random, pct, or both (half the schedules each).
-    #[arg(long, value_enum, default_value = "both")]
-    pub scheduler: crate::verify::SchedulerKind,
-    /// Replay one schedule (as printed by a failing verify) instead of exploring.
+    /// Sessions a GME passage chooses from (default 3).
+    #[arg(long)]
+    pub sessions: Option<usize>,
+    /// Session plan: random (each passage draws its session from the schedule's randomness)
+    /// or fixed (process p asks p mod --sessions). Default random.
+    #[arg(long, value_enum)]
+    pub plan: Option<crate::verify::SessionPlan>,
+    /// Scheduling steps each process spends inside the critical section (default 2).
+    #[arg(long)]
+    pub cs_steps: Option<usize>,
+    /// PCT depth: priority change points per schedule (default 3).
+    #[arg(long)]
+    pub pct_depth: Option<usize>,
+    /// Steps after which one schedule is cut, neither safe nor unsafe (default 100000).
+    #[arg(long)]
+    pub max_steps: Option<usize>,
+    /// Scheduler: random, pct, or both (half the schedules each; the default).
+    #[arg(long, value_enum)]
+    pub scheduler: Option<crate::verify::SchedulerKind>,
+    /// Check the properties the lock does not claim too, and stop at the first that fails
+    /// (a witness, printed with its replay; exit 0).
+    #[arg(long)]
+    pub witness: bool,
+    /// Run seeded mutants: all, a lock name (its mutants) or lock/mutant; prints killed or
+    /// survived per mutant and the mutation score.
+    #[arg(long)]
+    pub mutants: Option<String>,
+    /// Replay one replay string (as printed by a failing verify) instead of exploring.
     #[arg(long)]
     pub replay: Option<String>,
     /// Let the scheduler print its own failure messages to stderr.
     #[arg(long)]
     pub loud: bool,
-    /// Output as JSON.
+    /// Output format: text or json.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: VerifyFormat,
+    /// Output as JSON (same as --format json).
     #[arg(long)]
     pub json: bool,
 }
@@ -288,4 +318,13 @@ pub struct FidelityArgs {
     /// Directory the results are saved under (default reports/).
     #[arg(long, default_value = "reports")]
     pub out: PathBuf,
+}
+
+/// Formats of `verify`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum VerifyFormat {
+    /// Human-readable.
+    Text,
+    /// JSON.
+    Json,
 }

@@ -90,6 +90,44 @@ pub trait Lock: Send + Sync {
     fn token_range(&self) -> Option<i64> {
         None
     }
+
+    /// The progress properties the lock claims beyond its safety property, deadlock freedom
+    /// and FCFS (which [`LockInfo::fcfs`] declares). `verify` checks each claimed one exactly
+    /// under the scheduler; a failure of an unclaimed one is only a witness. Default: none.
+    fn claims(&self) -> Claims {
+        Claims::default()
+    }
+}
+
+/// Progress properties a lock may claim (seed 000 §1: P3, P4, P7, P8; seed 001: starvation
+/// freedom with fewer than k crashes). Safety, deadlock freedom and FCFS are declared
+/// elsewhere: safety by the problem, FCFS by [`LockInfo::fcfs`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Claims {
+    /// P3 bounded exit: the exit section never waits.
+    pub bounded_exit: bool,
+    /// P4 concurrent entry (GME): a process never waits while no conflicting process is
+    /// active.
+    pub concurrent_entry: bool,
+    /// P8 strong concurrent entry (GME): a process past its doorway never waits while it
+    /// doorway-precedes every active conflicting process.
+    pub strong_concurrent_entry: bool,
+    /// P7 FIFE (GME, k-exclusion): once a process doorway-preceded by p with the same session
+    /// has entered, p waits no more.
+    pub fife: bool,
+    /// Starvation freedom while fewer than k processes crash (k-exclusion).
+    pub crash_tolerant: bool,
+}
+
+impl Claims {
+    /// Bounded exit only: the claim of every mutual-exclusion algorithm here.
+    pub const BOUNDED_EXIT: Claims = Claims {
+        bounded_exit: true,
+        concurrent_entry: false,
+        strong_concurrent_entry: false,
+        fife: false,
+        crash_tolerant: false,
+    };
 }
 
 /// What a lock is built for.

@@ -24,6 +24,29 @@ pub fn set_observer(observer: Option<Rc<dyn Fn()>>) {
     OBSERVER.with(|o| *o.borrow_mut() = observer);
 }
 
+/// An observer of wait evaluations: `(p, None)` before one, `(p, Some(satisfied))` after it.
+pub type WaitObserver = Rc<dyn Fn(usize, Option<bool>)>;
+
+thread_local! {
+    /// Called around every evaluation of a wait condition: `(p, None)` before it, `(p,
+    /// Some(satisfied))` after it. The verifier checks progress properties here (concurrent
+    /// entry, FIFE, bounded exit): a failed evaluation is a step in which `p` waited.
+    static WAIT_OBSERVER: RefCell<Option<WaitObserver>> = const { RefCell::new(None) };
+}
+
+/// Installs (or with `None` removes) the observer of wait evaluations of this thread's
+/// scheduled executions.
+pub fn set_wait_observer(observer: Option<WaitObserver>) {
+    WAIT_OBSERVER.with(|o| *o.borrow_mut() = observer);
+}
+
+fn observe_wait(p: usize, outcome: Option<bool>) {
+    let hook = WAIT_OBSERVER.with(|o| o.borrow().clone());
+    if let Some(hook) = hook {
+        hook(p, outcome);
+    }
+}
+
 fn observe() {
     WAITS.with(|w| {
         if let Some(w) = w.borrow_mut().as_mut() {
@@ -155,7 +178,9 @@ impl Memory for ScheduledMemory {
     fn wait_until(&self, p: usize, mut cond: impl FnMut() -> bool) {
         loop {
             let before = writes();
+            observe_wait(p, None);
             let ok = cond();
+            observe_wait(p, Some(ok));
             if note_wait(p, ok, before) {
                 panic!("DEADLOCK: every running process waits on a condition no write can change");
             }

@@ -1,7 +1,7 @@
 //! `ticket`: the classic ticket lock, written over the register abstraction so the same code
 //! is timed on native memory, counted and scheduled.
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Home, Memory, Register};
 
 /// Ticket lock: take a ticket with fetch-and-add, wait until it is served. FCFS by ticket
@@ -51,5 +51,9 @@ impl<M: Memory> Lock for TicketLock<M> {
         // store instead of an `xchg`.
         let served = self.serving.read(p);
         self.serving.write_release(p, served + 1);
+    }
+
+    fn claims(&self) -> Claims {
+        Claims::BOUNDED_EXIT
     }
 }

@@ -8,20 +8,34 @@
 //! gives a schedule costing Ω(N²) RMRs in the CC model. The figure shows the entry only; the exit
 //! lowers the bit (the bit is "true while competing or inside").
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Memory, Register};
 
-/// Burns–Lamport over memory `M`.
-pub struct BurnsLamport<M: Memory> {
+/// Seeded mutants for `verify --mutants`, each one line of Fig. 2 changed; 0 is the algorithm.
+/// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.
+pub mod mutant {
+    /// Line 4 dropped: a process yielding to a lower one keeps its own bit up.
+    pub const KEEP_BIT: u8 = 1;
+    /// Lines 9–11 dropped: no wait for higher-numbered processes.
+    pub const NO_HIGHER_WAIT: u8 = 2;
+    /// Line 1 skipped: the bit is never raised.
+    pub const NO_RAISE: u8 = 3;
+}
+
+/// `burns-lamport`.
+pub type BurnsLamport<M> = BurnsLamportLock<M, 0>;
+
+/// Burns–Lamport over memory `M`, mutant `MUT` (0: the algorithm).
+pub struct BurnsLamportLock<M: Memory, const MUT: u8> {
     mem: M,
     n: usize,
     competing: Box<[M::Reg]>,
 }
 
-impl<M: Memory> BurnsLamport<M> {
+impl<M: Memory, const MUT: u8> BurnsLamportLock<M, MUT> {
     /// The algorithm for `params.n` processes.
     pub fn new(mem: M, params: &Params) -> Self {
-        BurnsLamport {
+        BurnsLamportLock {
             competing: mem.per_process(params.n, 0),
             mem,
             n: params.n,
@@ -29,17 +43,21 @@ impl<M: Memory> BurnsLamport<M> {
     }
 }
 
-impl<M: Memory> Lock for BurnsLamport<M> {
+impl<M: Memory, const MUT: u8> Lock for BurnsLamportLock<M, MUT> {
     fn enter(&self, i: usize, _session: usize) {
         'l: loop {
             // 1: L: Competing[i] := true
-            self.competing[i].write(i, 1);
+            if MUT != mutant::NO_RAISE {
+                self.competing[i].write(i, 1);
+            }
             // 2–8: for j := 1 to i − 1
             for j in 0..i {
                 // 3: if Competing[j] then
                 if self.competing[j].read(i) != 0 {
                     // 4: Competing[i] := false
-                    self.competing[i].write(i, 0);
+                    if MUT != mutant::KEEP_BIT {
+                        self.competing[i].write(i, 0);
+                    }
                     // 5: wait until not Competing[j]
                     self.mem.wait_until(i, || self.competing[j].read(i) == 0);
                     // 6: goto L
@@ -50,7 +68,9 @@ impl<M: Memory> Lock for BurnsLamport<M> {
         }
         // 9–11: for j := i + 1 to N: wait until not Competing[j]
         for j in i + 1..self.n {
-            self.mem.wait_until(i, || self.competing[j].read(i) == 0);
+            if MUT != mutant::NO_HIGHER_WAIT {
+                self.mem.wait_until(i, || self.competing[j].read(i) == 0);
+            }
         }
     }
 
@@ -66,6 +86,10 @@ impl<M: Memory> Lock for BurnsLamport<M> {
             }
         }
         Ok(())
+    }
+
+    fn claims(&self) -> Claims {
+        Claims::BOUNDED_EXIT
     }
 }
 

@@ -16,14 +16,30 @@
 //! (Token[j].number = 0) ∨ (GlobalColor ≠ mycolor) ∨ (Token[j].color = mycolor)`. Without it two
 //! processes of different colours would never wait on each other.
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Home, Memory, Register};
 
 const BLACK: i64 = 0;
 const WHITE: i64 = 1;
 
-/// The Black-White Bakery over memory `M`.
-pub struct BwBakery<M: Memory> {
+/// Seeded mutants for `verify --mutants`, each one line of Fig. 3 changed; 0 is the algorithm.
+/// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.
+pub mod mutant {
+    /// The different-colour wait (the `else` branch) dropped.
+    pub const NO_COLOR_WAIT: u8 = 1;
+    /// Line 8 dropped: no wait for j to finish choosing.
+    pub const NO_CHOOSING_WAIT: u8 = 2;
+    /// Lines 17–21 dropped: GlobalColor never flips.
+    pub const NO_FLIP: u8 = 3;
+    /// Line 22 dropped: the number is never reset to 0.
+    pub const NO_RESET: u8 = 4;
+}
+
+/// `bw-bakery`.
+pub type BwBakery<M> = BwBakeryLock<M, 0>;
+
+/// The Black-White Bakery over memory `M`, mutant `MUT` (0: the algorithm).
+pub struct BwBakeryLock<M: Memory, const MUT: u8> {
     mem: M,
     n: usize,
     choosing: Box<[M::Reg]>,
@@ -34,11 +50,11 @@ pub struct BwBakery<M: Memory> {
     global_color: M::Reg,
 }
 
-impl<M: Memory> BwBakery<M> {
+impl<M: Memory, const MUT: u8> BwBakeryLock<M, MUT> {
     /// A Black-White Bakery for `params.n` processes; GlobalColor starts black.
     pub fn new(mem: M, params: &Params) -> Self {
         let n = params.n;
-        BwBakery {
+        BwBakeryLock {
             choosing: mem.per_process(n, 0),
             color: mem.per_process(n, BLACK),
             number: mem.per_process(n, 0),
@@ -68,7 +84,9 @@ impl<M: Memory> BwBakery<M> {
         doorway_done();
         for j in (0..self.n).filter(|&j| j != i) {
             // 8: wait until Choosing[j] = false
-            self.mem.wait_until(i, || self.choosing[j].read(i) == 0);
+            if MUT != mutant::NO_CHOOSING_WAIT {
+                self.mem.wait_until(i, || self.choosing[j].read(i) == 0);
+            }
             if self.color[j].read(i) == mycolor {
                 // 9–13: wait until ((number_i, i) < (number_j, j)) ∨ (color_j ≠ mycolor)
                 //        ∨ (number_j = 0)
@@ -76,7 +94,7 @@ impl<M: Memory> BwBakery<M> {
                     let nj = self.number[j].read(i);
                     nj == 0 || self.color[j].read(i) != mycolor || (mine, i) < (nj, j)
                 });
-            } else {
+            } else if MUT != mutant::NO_COLOR_WAIT {
                 // (lost in extraction; see the module doc) wait until (number_j = 0)
                 //        ∨ (GlobalColor ≠ mycolor) ∨ (color_j = mycolor)
                 self.mem.wait_until(i, || {
@@ -91,7 +109,7 @@ impl<M: Memory> BwBakery<M> {
     }
 }
 
-impl<M: Memory> Lock for BwBakery<M> {
+impl<M: Memory, const MUT: u8> Lock for BwBakeryLock<M, MUT> {
     fn enter(&self, p: usize, _session: usize) {
         self.acquire(p, || {});
     }
@@ -103,10 +121,18 @@ impl<M: Memory> Lock for BwBakery<M> {
     fn exit(&self, p: usize, _session: usize) {
         // 17–21: GlobalColor := the opposite of Token[i].color
         let mine = self.color[p].read(p);
-        self.global_color
-            .write(p, if mine == BLACK { WHITE } else { BLACK });
+        if MUT != mutant::NO_FLIP {
+            self.global_color
+                .write(p, if mine == BLACK { WHITE } else { BLACK });
+        }
         // 22: Token[i].number := 0
-        self.number[p].write(p, 0);
+        if MUT != mutant::NO_RESET {
+            self.number[p].write(p, 0);
+        }
+    }
+
+    fn claims(&self) -> Claims {
+        Claims::BOUNDED_EXIT
     }
 
     fn check_invariants(&self, _exact: bool) -> Result<(), String> {

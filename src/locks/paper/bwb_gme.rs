@@ -27,7 +27,7 @@
 //!
 //! Sessions: the figure's sessions are positive with 0 meaning none; lockbench's s is s + 1.
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Home, Memory, Register};
 
 const NONE: i64 = 0; // ⊥
@@ -99,8 +99,30 @@ impl Variant for Naive {
     const GENERALIZED: bool = false;
 }
 
-/// The Black and White Bakery GME over memory `M`, with exit rule `E`.
-pub struct BwbGmeLock<M: Memory, E: Variant> {
+/// Seeded mutants of `bwb-gme` for `verify --mutants`, each one line of Fig. 5 changed; 0 is
+/// the algorithm. `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every
+/// branch away.
+pub mod mutant {
+    /// Line 28 dropped: the exit flips even with number 1 (seed 000 §6 says the guard is
+    /// necessary).
+    pub const NO_NUMBER_GUARD: u8 = 1;
+    /// Line 3 dropped: the token is not reset to (mysession, ⊥, 0) before GlobalColor is read.
+    pub const NO_BOTTOM_RESET: u8 = 2;
+    /// Line 29 dropped: the exit flips without looking for the opposite colour.
+    pub const NO_OPPOSITE_CHECK: u8 = 3;
+    /// Lines 17–18 dropped: no wait for j to finish choosing.
+    pub const NO_CHOOSING_WAIT: u8 = 4;
+    /// Line 9 counts every active process of my colour, not only conflicting ones (Fig. 3's
+    /// rule).
+    pub const NUMBER_OVER_ALL: u8 = 5;
+    /// Line 20 `<` turned into `≤` on (number, id) pairs: equivalent, ids differ so pairs never
+    /// tie.
+    pub const PAIR_LE: u8 = 6;
+}
+
+/// The Black and White Bakery GME over memory `M`, with exit rule `E`, mutant `MUT` (0: the
+/// algorithm).
+pub struct BwbGmeLock<M: Memory, E: Variant, const MUT: u8 = 0> {
     mem: M,
     n: usize,
     global_color: M::Reg,
@@ -110,11 +132,11 @@ pub struct BwbGmeLock<M: Memory, E: Variant> {
 }
 
 /// `bwb-gme`.
-pub type BwbGme<M> = BwbGmeLock<M, Generalized>;
+pub type BwbGme<M> = BwbGmeLock<M, Generalized, 0>;
 /// `naive-bwb-gme`.
-pub type NaiveBwbGme<M> = BwbGmeLock<M, Naive>;
+pub type NaiveBwbGme<M> = BwbGmeLock<M, Naive, 0>;
 
-impl<M: Memory, E: Variant> BwbGmeLock<M, E> {
+impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
     /// The lock for `params.n` processes; GlobalColor starts white, tokens (0, ⊥, 0).
     pub fn new(mem: M, params: &Params) -> Self {
         let n = params.n;
@@ -136,15 +158,17 @@ impl<M: Memory, E: Variant> BwbGmeLock<M, E> {
     fn acquire(&self, i: usize, s: usize, mut doorway_done: impl FnMut()) {
         let mysession = s as i64 + 1;
         // 3: Token[i] := (mysession, ⊥, 0)
-        self.token[i].write(
-            i,
-            Token {
-                session: mysession,
-                color: NONE,
-                number: 0,
-            }
-            .pack(),
-        );
+        if MUT != mutant::NO_BOTTOM_RESET {
+            self.token[i].write(
+                i,
+                Token {
+                    session: mysession,
+                    color: NONE,
+                    number: 0,
+                }
+                .pack(),
+            );
+        }
         // 4: Choosing[i] := true
         self.choosing[i].write(i, 1);
         // 5: mycolor := GlobalColor
@@ -156,7 +180,7 @@ impl<M: Memory, E: Variant> BwbGmeLock<M, E> {
             let other = self.read_token(i, j);
             // 9: (other.color = mycolor) ∧ (other.session ∉ {0, mysession}); the naive
             // version keeps Fig. 3 line 5: every token of my colour.
-            let counts = if E::GENERALIZED {
+            let counts = if E::GENERALIZED && MUT != mutant::NUMBER_OVER_ALL {
                 other.session != 0 && other.session != mysession
             } else {
                 other.session != 0
@@ -183,16 +207,23 @@ impl<M: Memory, E: Variant> BwbGmeLock<M, E> {
         let compatible = |t: Token| t.session == 0 || t.session == mysession;
         for j in (0..self.n).filter(|&j| j != i) {
             // 17–18: wait until (Choosing[j] = false) ∨ (Token[j].session ∈ {0, mysession})
-            self.mem.wait_until(i, || {
-                self.choosing[j].read(i) == 0 || compatible(self.read_token(i, j))
-            });
+            if MUT != mutant::NO_CHOOSING_WAIT {
+                self.mem.wait_until(i, || {
+                    self.choosing[j].read(i) == 0 || compatible(self.read_token(i, j))
+                });
+            }
             // 19: if Token[j].color = mycolor
             if self.read_token(i, j).color == mycolor {
                 // 20–21: wait until ((mynumber, i) < (Token[j].number, j))
                 //        ∨ (Token[j].color ≠ mycolor) ∨ (Token[j].session ∈ {0, mysession})
                 self.mem.wait_until(i, || {
                     let t = self.read_token(i, j);
-                    (mynumber, i) < (t.number, j) || t.color != mycolor || compatible(t)
+                    let before = if MUT == mutant::PAIR_LE {
+                        (mynumber, i) <= (t.number, j)
+                    } else {
+                        (mynumber, i) < (t.number, j)
+                    };
+                    before || t.color != mycolor || compatible(t)
                 });
             } else {
                 // 23–24: wait until (GlobalColor ≠ mycolor) ∨ (Token[j].color = mycolor)
@@ -215,7 +246,7 @@ impl<M: Memory, E: Variant> BwbGmeLock<M, E> {
     }
 }
 
-impl<M: Memory, E: Variant> Lock for BwbGmeLock<M, E> {
+impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
     fn enter(&self, p: usize, session: usize) {
         self.acquire(p, session, || {})
     }
@@ -228,7 +259,9 @@ impl<M: Memory, E: Variant> Lock for BwbGmeLock<M, E> {
         let me = self.read_token(i, i);
         if E::GENERALIZED {
             // 28: if mynumber ≠ 1 then 29: if not OPPOSITECOLOR(mycolor) then 30–34: flip
-            if me.number != 1 && !self.opposite_color(i, me.color) {
+            let guard = MUT == mutant::NO_NUMBER_GUARD || me.number != 1;
+            let alone = MUT == mutant::NO_OPPOSITE_CHECK || !self.opposite_color(i, me.color);
+            if guard && alone {
                 self.global_color.write(i, opposite(me.color));
             }
         } else {
@@ -256,6 +289,13 @@ impl<M: Memory, E: Variant> Lock for BwbGmeLock<M, E> {
             }
         }
         Ok(())
+    }
+
+    fn claims(&self) -> Claims {
+        Claims {
+            concurrent_entry: true,
+            ..Claims::BOUNDED_EXIT
+        }
     }
 }
 

@@ -9,11 +9,30 @@
 //! Sessions: the figure's sessions are positive integers with 0 meaning "none"; lockbench's
 //! session s is stored as s + 1.
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Memory, Register};
 
-/// The Generalized Lamport Bakery over memory `M`.
-pub struct Glb<M: Memory> {
+/// Seeded mutants for `verify --mutants`, each one line of Fig. 1 changed; 0 is the algorithm.
+/// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.
+pub mod mutant {
+    /// Line 8 dropped: no wait for j to finish choosing.
+    pub const NO_CHOOSING_WAIT: u8 = 1;
+    /// Line 9 without its session clause: waits on compatible processes too.
+    pub const TOKEN_WAIT_IGNORES_SESSION: u8 = 2;
+    /// Line 12 dropped: the token is never reset.
+    pub const NO_TOKEN_RESET: u8 = 3;
+    /// Line 4 after line 5 (write reordered): the session is published after the token.
+    pub const SESSION_AFTER_TOKEN: u8 = 4;
+    /// Line 9 `<` turned into `≤` on (token, id) pairs: equivalent, ids differ so pairs never
+    /// tie.
+    pub const PAIR_LE: u8 = 5;
+}
+
+/// `glb`.
+pub type Glb<M> = GlbLock<M, 0>;
+
+/// The Generalized Lamport Bakery over memory `M`, mutant `MUT` (0: the algorithm).
+pub struct GlbLock<M: Memory, const MUT: u8> {
     mem: M,
     n: usize,
     session: Box<[M::Reg]>,
@@ -21,11 +40,11 @@ pub struct Glb<M: Memory> {
     choosing: Box<[M::Reg]>,
 }
 
-impl<M: Memory> Glb<M> {
+impl<M: Memory, const MUT: u8> GlbLock<M, MUT> {
     /// GLB for `params.n` processes: Session and Token all 0, Choosing all false.
     pub fn new(mem: M, params: &Params) -> Self {
         let n = params.n;
-        Glb {
+        GlbLock {
             session: mem.per_process(n, 0),
             token: mem.per_process(n, 0),
             choosing: mem.per_process(n, 0),
@@ -40,7 +59,9 @@ impl<M: Memory> Glb<M> {
         // 3: Choosing[i] := true
         self.choosing[i].write(i, 1);
         // 4: Session[i] := mysession
-        self.session[i].write(i, mysession);
+        if MUT != mutant::SESSION_AFTER_TOKEN {
+            self.session[i].write(i, mysession);
+        }
         // 5: Token[i] := 1 + max({Token[j] | 1 ≤ j ≤ n})
         let max = (0..self.n)
             .map(|j| self.token[j].read(i))
@@ -48,6 +69,9 @@ impl<M: Memory> Glb<M> {
             .unwrap_or(0);
         let mine = max + 1;
         self.token[i].write(i, mine);
+        if MUT == mutant::SESSION_AFTER_TOKEN {
+            self.session[i].write(i, mysession);
+        }
         // 6: Choosing[i] := false
         self.choosing[i].write(i, 0);
         doorway_done();
@@ -58,20 +82,26 @@ impl<M: Memory> Glb<M> {
         // 7: for j := 1 to N (j = i passes both waits: Session[i] = mysession)
         for j in (0..self.n).filter(|&j| j != i) {
             // 8: wait until (Choosing[j] = false) ∨ (Session[j] ∈ {0, mysession})
-            self.mem
-                .wait_until(i, || self.choosing[j].read(i) == 0 || compatible(j));
+            if MUT != mutant::NO_CHOOSING_WAIT {
+                self.mem
+                    .wait_until(i, || self.choosing[j].read(i) == 0 || compatible(j));
+            }
             // 9: wait until ((Token[i], i) < (Token[j], j)) ∨ (Token[j] = 0)
             //               ∨ (Session[j] ∈ {0, mysession})
             self.mem.wait_until(i, || {
                 let tj = self.token[j].read(i);
-                tj == 0 || (mine, i) < (tj, j) || compatible(j)
+                match MUT {
+                    mutant::TOKEN_WAIT_IGNORES_SESSION => tj == 0 || (mine, i) < (tj, j),
+                    mutant::PAIR_LE => tj == 0 || (mine, i) <= (tj, j) || compatible(j),
+                    _ => tj == 0 || (mine, i) < (tj, j) || compatible(j),
+                }
             });
         }
         // 11: CRITICAL SECTION
     }
 }
 
-impl<M: Memory> Lock for Glb<M> {
+impl<M: Memory, const MUT: u8> Lock for GlbLock<M, MUT> {
     fn enter(&self, p: usize, session: usize) {
         self.acquire(p, session, || {})
     }
@@ -82,7 +112,9 @@ impl<M: Memory> Lock for Glb<M> {
 
     fn exit(&self, p: usize, _session: usize) {
         // 12: Token[i] := 0
-        self.token[p].write(p, 0);
+        if MUT != mutant::NO_TOKEN_RESET {
+            self.token[p].write(p, 0);
+        }
         // 13: Session[i] := 0
         self.session[p].write(p, 0);
     }
@@ -95,6 +127,13 @@ impl<M: Memory> Lock for Glb<M> {
             }
         }
         Ok(())
+    }
+
+    fn claims(&self) -> Claims {
+        Claims {
+            concurrent_entry: true,
+            ..Claims::BOUNDED_EXIT
+        }
     }
 }
 

@@ -6,11 +6,27 @@
 //! (doorway FIFO), starvation freedom; tokens grow without bound (Section 3.1 of seed 002 shows
 //! even their range is unbounded). `token = −1` means "no token", as in the figure.
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Memory, Register};
 
-/// Lamport's Bakery over memory `M`.
-pub struct LamportBakery<M: Memory> {
+/// Seeded mutants for `verify --mutants`, each one line of Fig. 1 changed; 0 is the algorithm.
+/// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.
+pub mod mutant {
+    /// Line 1 skipped: gettoken_i is never raised.
+    pub const NO_GETTOKEN: u8 = 1;
+    /// Line 5 dropped: no wait for j to finish choosing.
+    pub const NO_CHOOSING_WAIT: u8 = 2;
+    /// Line 6 compares tokens alone with `≤` (the id tie-break lost).
+    pub const TOKEN_LE: u8 = 3;
+    /// Line 6 `<` turned into `≤` on the pairs: equivalent, ids differ so pairs never tie.
+    pub const PAIR_LE: u8 = 4;
+}
+
+/// `lamport-bakery`.
+pub type LamportBakery<M> = LamportBakeryLock<M, 0>;
+
+/// Lamport's Bakery over memory `M`, mutant `MUT` (0: the algorithm).
+pub struct LamportBakeryLock<M: Memory, const MUT: u8> {
     mem: M,
     n: usize,
     /// `gettoken_i`: P_i is choosing its token (1) or not (0).
@@ -19,11 +35,11 @@ pub struct LamportBakery<M: Memory> {
     token: Box<[M::Reg]>,
 }
 
-impl<M: Memory> LamportBakery<M> {
+impl<M: Memory, const MUT: u8> LamportBakeryLock<M, MUT> {
     /// A bakery for `params.n` processes.
     pub fn new(mem: M, params: &Params) -> Self {
         let n = params.n;
-        LamportBakery {
+        LamportBakeryLock {
             gettoken: mem.per_process(n, 0),
             token: mem.per_process(n, -1),
             mem,
@@ -34,7 +50,9 @@ impl<M: Memory> LamportBakery<M> {
     #[inline(always)]
     fn acquire(&self, i: usize, mut doorway_done: impl FnMut()) {
         // 1: gettoken_i := true
-        self.gettoken[i].write(i, 1);
+        if MUT != mutant::NO_GETTOKEN {
+            self.gettoken[i].write(i, 1);
+        }
         // 2: S := {token_j | 1 ≤ j ≤ n}
         let max = (0..self.n)
             .map(|j| self.token[j].read(i))
@@ -48,18 +66,25 @@ impl<M: Memory> LamportBakery<M> {
         doorway_done();
         for j in (0..self.n).filter(|&j| j != i) {
             // 5: wait till gettoken_j = false
-            self.mem.wait_until(i, || self.gettoken[j].read(i) == 0);
+            if MUT != mutant::NO_CHOOSING_WAIT {
+                self.mem.wait_until(i, || self.gettoken[j].read(i) == 0);
+            }
             // 6: wait till (token_j = −1) ∨ ([token_i, i] < [token_j, j])
             self.mem.wait_until(i, || {
                 let t = self.token[j].read(i);
-                t == -1 || (mine, i) < (t, j)
+                t == -1
+                    || match MUT {
+                        mutant::TOKEN_LE => mine <= t,
+                        mutant::PAIR_LE => (mine, i) <= (t, j),
+                        _ => (mine, i) < (t, j),
+                    }
             });
         }
         // 7: CS
     }
 }
 
-impl<M: Memory> Lock for LamportBakery<M> {
+impl<M: Memory, const MUT: u8> Lock for LamportBakeryLock<M, MUT> {
     fn enter(&self, p: usize, _session: usize) {
         self.acquire(p, || {})
     }
@@ -85,6 +110,10 @@ impl<M: Memory> Lock for LamportBakery<M> {
             }
         }
         Ok(())
+    }
+
+    fn claims(&self) -> Claims {
+        Claims::BOUNDED_EXIT
     }
 }
 

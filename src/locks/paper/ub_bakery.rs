@@ -10,7 +10,7 @@
 
 use std::marker::PhantomData;
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Home, Memory, Register};
 
 /// The arithmetic a bakery of Fig. 2 runs with.
@@ -89,8 +89,21 @@ impl TokenArith for Bounded {
     }
 }
 
-/// The bakery of Fig. 2 with arithmetic `A`.
-pub struct Fig2Bakery<M: Memory, A: TokenArith> {
+/// Seeded mutants for `verify --mutants`, each one line of Fig. 2 changed; 0 is the algorithm.
+/// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.
+pub mod mutant {
+    /// Line 8 dropped: X is never written.
+    pub const NO_X_WRITE: u8 = 1;
+    /// Line 6 dropped: no wait for j to finish choosing.
+    pub const NO_CHOOSING_WAIT: u8 = 2;
+    /// Line 4 without `+ 1` (⊕ 1): the new token is the max itself.
+    pub const NO_INCREMENT: u8 = 3;
+    /// Line 10 dropped: token_i is never reset to −1.
+    pub const NO_RESET: u8 = 4;
+}
+
+/// The bakery of Fig. 2 with arithmetic `A`, mutant `MUT` (0: the algorithm).
+pub struct Fig2Bakery<M: Memory, A: TokenArith, const MUT: u8 = 0> {
     mem: M,
     n: usize,
     /// `gettoken_i` (1 = true).
@@ -103,11 +116,11 @@ pub struct Fig2Bakery<M: Memory, A: TokenArith> {
 }
 
 /// `ub-bakery`.
-pub type UbBakery<M> = Fig2Bakery<M, Unbounded>;
+pub type UbBakery<M> = Fig2Bakery<M, Unbounded, 0>;
 /// `b-bakery`.
-pub type BBakery<M> = Fig2Bakery<M, Bounded>;
+pub type BBakery<M> = Fig2Bakery<M, Bounded, 0>;
 
-impl<M: Memory, A: TokenArith> Fig2Bakery<M, A> {
+impl<M: Memory, A: TokenArith, const MUT: u8> Fig2Bakery<M, A, MUT> {
     /// A bakery for `params.n` processes.
     pub fn new(mem: M, params: &Params) -> Self {
         let n = params.n;
@@ -140,14 +153,20 @@ impl<M: Memory, A: TokenArith> Fig2Bakery<M, A> {
         // 3: x := X
         let x = self.x.read(i);
         // 4: token_i := max(S ∪ {x}) + 1   (B-Bakery: the shifted max, ⊕ 1)
-        let mine = A::next_token(self.n, s, x);
+        let mine = if MUT == mutant::NO_INCREMENT {
+            A::next_token(self.n, s, x) - 1
+        } else {
+            A::next_token(self.n, s, x)
+        };
         self.token[i].write(i, mine);
         // 5: gettoken_i := false
         self.gettoken[i].write(i, 0);
         doorway_done();
         for j in (0..self.n).filter(|&j| j != i) {
             // 6: wait till gettoken_j = false
-            self.mem.wait_until(i, || self.gettoken[j].read(i) == 0);
+            if MUT != mutant::NO_CHOOSING_WAIT {
+                self.mem.wait_until(i, || self.gettoken[j].read(i) == 0);
+            }
             // 7: wait till (token_j = −1) ∨ ([token_i, i] < [token_j, j])   (B-Bakery: ≺)
             self.mem.wait_until(i, || {
                 let t = self.token[j].read(i);
@@ -155,12 +174,14 @@ impl<M: Memory, A: TokenArith> Fig2Bakery<M, A> {
             });
         }
         // 8: X := token_i
-        self.x.write(i, mine);
+        if MUT != mutant::NO_X_WRITE {
+            self.x.write(i, mine);
+        }
         // 9: CS
     }
 }
 
-impl<M: Memory, A: TokenArith> Lock for Fig2Bakery<M, A> {
+impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
     fn enter(&self, p: usize, _session: usize) {
         self.acquire(p, || {})
     }
@@ -171,7 +192,13 @@ impl<M: Memory, A: TokenArith> Lock for Fig2Bakery<M, A> {
 
     fn exit(&self, p: usize, _session: usize) {
         // 10: token_i := −1
-        self.token[p].write(p, -1);
+        if MUT != mutant::NO_RESET {
+            self.token[p].write(p, -1);
+        }
+    }
+
+    fn claims(&self) -> Claims {
+        Claims::BOUNDED_EXIT
     }
 
     fn token_range(&self) -> Option<i64> {

@@ -17,7 +17,7 @@
 //! `Reveal[p]` and `Discover[i][p][·]` are local to p.
 
 use crate::locks::paper::cts::{Timestamps, UnboundedCts};
-use crate::locks::{Lock, Params};
+use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Home, Memory, Register};
 
 /// An n × n array of boolean registers, element [i][p] homed at p.
@@ -40,8 +40,24 @@ impl<M: Memory> Matrix<M> {
     }
 }
 
-/// Zehavi's k-exclusion over memory `M` and CTS `C`.
-pub struct Zehavi<M: Memory, C: Timestamps<M> = UnboundedCts<M>> {
+/// Seeded mutants for `verify --mutants`, each one line of Algorithm 1 changed; 0 is the
+/// algorithm. `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every
+/// branch away.
+pub mod mutant {
+    /// Line 12 dropped: an entering process allows nobody.
+    pub const NO_ALLOW: u8 = 1;
+    /// Line 11 `|precede| ≥ k` turned into `> k`.
+    pub const K_PLUS_ONE: u8 = 2;
+    /// Line 5 dropped: Reveal[p] is never raised.
+    pub const NO_REVEAL: u8 = 3;
+    /// Line 8 dropped: Ignore[p][i] stays true, so order information is never trusted.
+    pub const NO_IGNORE_CLEAR: u8 = 4;
+    /// Line 11.a.i dropped: a process that stopped competing is not deleted from precede.
+    pub const NO_COMPETE_DELETE: u8 = 5;
+}
+
+/// Zehavi's k-exclusion over memory `M` and CTS `C`, mutant `MUT` (0: the algorithm).
+pub struct Zehavi<M: Memory, C: Timestamps<M> = UnboundedCts<M>, const MUT: u8 = 0> {
     mem: M,
     n: usize,
     k: usize,
@@ -56,12 +72,12 @@ pub struct Zehavi<M: Memory, C: Timestamps<M> = UnboundedCts<M>> {
 }
 
 /// `zehavi-kex` with the unbounded CTS.
-pub type ZehaviKex<M> = Zehavi<M, UnboundedCts<M>>;
+pub type ZehaviKex<M> = Zehavi<M, UnboundedCts<M>, 0>;
 
 const T: i64 = 1;
 const F: i64 = 0;
 
-impl<M: Memory, C: Timestamps<M>> Zehavi<M, C> {
+impl<M: Memory, C: Timestamps<M>, const MUT: u8> Zehavi<M, C, MUT> {
     /// Zehavi's algorithm for `params.n` processes, at most `params.k` inside.
     pub fn new(mem: M, params: &Params) -> Self {
         let n = params.n;
@@ -119,7 +135,9 @@ impl<M: Memory, C: Timestamps<M>> Zehavi<M, C> {
             }
         }
         // 5: Reveal[p] ← True
-        self.reveal[p].write(p, T);
+        if MUT != mutant::NO_REVEAL {
+            self.reveal[p].write(p, T);
+        }
         // 6: order ← Scan_p
         let order = self.cts.scan(p);
         // 7: Foreach i: Order<[p][i] ← (order.p < order.i)
@@ -129,21 +147,28 @@ impl<M: Memory, C: Timestamps<M>> Zehavi<M, C> {
                 .write(p, i64::from(order[p] < order[i]));
         }
         // 8: Foreach i: Ignore[p][i] ← False
-        for i in 0..n {
-            self.ignore.at(p, i).write(p, F);
+        if MUT != mutant::NO_IGNORE_CLEAR {
+            for i in 0..n {
+                self.ignore.at(p, i).write(p, F);
+            }
         }
         // 9–10: precede ← {i : order.i < order.p}
         let mut precede: Vec<usize> = (0..n).filter(|&i| order[i] < order[p]).collect();
         doorway_done();
         // 11: While |precede| ≥ k
+        let k = if MUT == mutant::K_PLUS_ONE {
+            self.k + 1
+        } else {
+            self.k
+        };
         self.mem.wait_until(p, || {
-            if precede.len() < self.k {
+            if precede.len() < k {
                 return true;
             }
             // a: Foreach i ∈ precede
             precede.retain(|&i| {
                 // i: If !Compete[i][p]: delete
-                if self.compete.at(i, p).read(p) == F {
+                if MUT != mutant::NO_COMPETE_DELETE && self.compete.at(i, p).read(p) == F {
                     return false;
                 }
                 // ii: If Discover[i][p][0] ∧ Discover[i][p][1] ∧ !Ignore[i][p] ∧ !Order<[i][p]
@@ -155,16 +180,18 @@ impl<M: Memory, C: Timestamps<M>> Zehavi<M, C> {
             if (0..n).any(|i| self.discovered(p, i, p) && self.allow.at(i, p).read(p) == T) {
                 precede.clear();
             }
-            precede.len() < self.k
+            precede.len() < k
         });
         // 12: Foreach i s.t. order.i < order.p: Allow[p][i] ← True
-        for i in (0..n).filter(|&i| order[i] < order[p]) {
-            self.allow.at(p, i).write(p, T);
+        if MUT != mutant::NO_ALLOW {
+            for i in (0..n).filter(|&i| order[i] < order[p]) {
+                self.allow.at(p, i).write(p, T);
+            }
         }
     }
 }
 
-impl<M: Memory, C: Timestamps<M>> Lock for Zehavi<M, C> {
+impl<M: Memory, C: Timestamps<M>, const MUT: u8> Lock for Zehavi<M, C, MUT> {
     fn enter(&self, p: usize, _session: usize) {
         self.acquire(p, || {})
     }
@@ -212,6 +239,14 @@ impl<M: Memory, C: Timestamps<M>> Lock for Zehavi<M, C> {
             }
         }
         self.cts.check()
+    }
+
+    fn claims(&self) -> Claims {
+        Claims {
+            fife: true,
+            crash_tolerant: true,
+            ..Claims::BOUNDED_EXIT
+        }
     }
 }
 
