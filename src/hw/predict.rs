@@ -7,10 +7,12 @@
 //! predicted = local + Σ_sections RMRs(section) × cost(P)
 //! ```
 //!
-//! `local` is the uncontended cost: the mean passage time of the same lock and workload at one
-//! thread (the lock's instructions, the critical section and think time, the harness), less
-//! what its own RMRs cost there, since with one thread every access hits the thread's own
-//! cache:
+//! Passage times come from the throughput (threads / throughput − think time: no clock is read
+//! per passage, so the timer's own cost is not in them), or from the timed passages of runs
+//! that carry no throughput. `local` is the uncontended cost: the mean passage time of the
+//! same lock and workload at one thread (the lock's instructions, the critical section, the
+//! harness), less what its own RMRs cost there, since with one thread every access hits the
+//! thread's own cache:
 //!
 //! ```text
 //! local = passage(1 thread) − RMRs(1 thread) × cost(1 thread)
