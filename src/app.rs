@@ -122,7 +122,10 @@ fn plan(opts: &RunArgs, topo: &Topology) -> Result<Plan, UsageError> {
     let names = opts.locks();
     let explicit: Option<Vec<LockEntry>> = if names.iter().any(|l| l == "all") {
         if names.len() > 1 {
-            return usage("--lock all cannot be combined with names");
+            return usage(format!(
+                "{}: all cannot be combined with names",
+                opts.name("lock")
+            ));
         }
         None
     } else {
@@ -727,7 +730,8 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             > most
     {
         return Err(UsageError(format!(
-            "--rmr counts at most {most} processes: lower --threads/--slots, or run without --rmr"
+            "{} counts at most {most} processes: lower the thread count and slots, or run without it",
+            opts.name("rmr")
         ))
         .into());
     }
@@ -775,6 +779,13 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let latency_sample = opts
         .latency_sample
         .unwrap_or_else(|| auto_latency_sample(timed_passage_cost_ns()));
+    if opts.trace && opts.latency_sample.is_some_and(|n| n != 1) {
+        let _ = writeln!(
+            err,
+            "warning: {} is ignored with --trace, which times every passage",
+            opts.name("latency-sample")
+        );
+    }
     let latency_sample = if opts.trace { 1 } else { latency_sample };
     let overhead = match noop_overhead(&plan.placement, latency_sample, 5) {
         Ok(f) => f.added_ns_per_passage.unwrap_or(f64::NAN),

@@ -916,6 +916,13 @@ impl Limits {
         {
             lower(rl.rlim_cur, "RLIMIT_NPROC");
         }
+        // A container's process limit (cgroup v2, then v1); `max` is none.
+        for path in ["/sys/fs/cgroup/pids.max", "/sys/fs/cgroup/pids/pids.max"] {
+            if let Some(n) = read_number(path) {
+                lower(n, "the cgroup's pids.max");
+                break;
+            }
+        }
         let memory = mem_available().unwrap_or(1 << 30) / 2;
         Limits {
             threads,
