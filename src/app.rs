@@ -1002,6 +1002,9 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     stdout.flush()?;
 
     if let Some(sig) = crate::runner::interrupted() {
+        // What finished is still reported (a violation found before the signal included);
+        // the exit code says the run was cut short.
+        let _ = exit_summary(&results, !failures.is_empty(), err);
         let _ = writeln!(
             err,
             "interrupted: {} of {} results saved in {}",
@@ -1149,7 +1152,8 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
         ))
         .into());
     }
-    let store = Store::create(&args.out)?;
+    let store = Store::create(&args.out)
+        .map_err(|e| UsageError(format!("--out {}: {e:#}", args.out.display())))?;
     let latency_sample = auto_latency_sample(timed_passage_cost_ns());
     let err = &mut std::io::stderr();
     let mut points = Vec::new();
