@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::check::trace::{analyze, TraceReport};
 use crate::check::OracleKind;
 use crate::cli::{FidelityArgs, ListFormat, OracleArg, RunArgs, WaitArg};
-use crate::config::{usage, RunOptions, UsageError};
+use crate::config::{usage, Limits, UsageError};
 use crate::locks::{registry, LockEntry, Problem};
 use crate::mem::WaitPolicy;
 use crate::metrics::counters::{self, merge};
@@ -93,9 +93,11 @@ fn lookup(name: &str) -> Result<LockEntry, UsageError> {
         })
 }
 
-/// Can `entry` serve `mix` at `n` threads?
+/// Can `entry` serve `mix` at `n` threads? A k-exclusion lock ignores sessions, so it serves
+/// no mix that can put two requests in one session and two in different ones; at 1 thread the
+/// mix is judged as at 2, so `--lock all` holds the same locks at every thread count.
 fn fits(entry: &LockEntry, mix: &Mix, n: usize) -> bool {
-    entry.info.problem != Problem::KExclusion || !mix.needs_groups(n)
+    entry.info.problem != Problem::KExclusion || !mix.needs_groups(n.max(2))
 }
 
 /// One planned run.
@@ -116,19 +118,18 @@ struct Plan {
     policy_for: Vec<(usize, WaitPolicy, bool)>,
 }
 
-fn plan(opts: &RunOptions, topo: &Topology) -> Result<Plan, UsageError> {
-    let explicit: Option<Vec<LockEntry>> = if opts.locks.iter().any(|l| l == "all") {
-        if opts.locks.len() > 1 {
-            return usage("--lock all cannot be combined with names");
+fn plan(opts: &RunArgs, topo: &Topology) -> Result<Plan, UsageError> {
+    let names = opts.locks();
+    let explicit: Option<Vec<LockEntry>> = if names.iter().any(|l| l == "all") {
+        if names.len() > 1 {
+            return usage(format!(
+                "{}: all cannot be combined with names",
+                opts.name("lock")
+            ));
         }
         None
     } else {
-        Some(
-            opts.locks
-                .iter()
-                .map(|n| lookup(n))
-                .collect::<Result<_, _>>()?,
-        )
+        Some(names.iter().map(|n| lookup(n)).collect::<Result<_, _>>()?)
     };
     if let (Some(model), Some(locks)) = (opts.rmr, &explicit) {
         if let Some(e) = locks.iter().find(|e| e.counting.is_none()) {
@@ -138,15 +139,28 @@ fn plan(opts: &RunOptions, topo: &Topology) -> Result<Plan, UsageError> {
             ));
         }
     }
-    let baseline = lookup(&opts.baseline).map_err(|_| {
+    let baseline = lookup(&opts.baseline()).map_err(|_| {
         UsageError(format!(
-            "unknown baseline {:?}: `lockbench list` shows the names",
-            opts.baseline
+            "unknown baseline {:?} ({}): `lockbench list` shows the names",
+            opts.baseline(),
+            opts.name("baseline")
         ))
     })?;
+    let mut warnings = Vec::new();
+    if let Some(list) = &explicit {
+        if !list.iter().any(|e| e.info.name == baseline.info.name) {
+            warnings.push(format!(
+                "baseline {} is not among the locks asked for: it runs too, in every configuration it fits, so the others have a ratio",
+                baseline.info.name
+            ));
+        }
+    }
+    if opts.smt && !topo.smt() {
+        warnings.push("--smt on a machine without SMT siblings: nothing changes".into());
+    }
 
-    let placement = topo.placement(opts.pin, opts.smt);
-    let cpus_available = match opts.pin {
+    let placement = topo.placement(opts.pin(), opts.smt);
+    let cpus_available = match opts.pin() {
         PinMode::None => topo.logical_cpus(),
         _ => placement.len(),
     };
@@ -163,19 +177,18 @@ fn plan(opts: &RunOptions, topo: &Topology) -> Result<Plan, UsageError> {
             vec![1]
         }
     });
-    let mut warnings = Vec::new();
     let mut policy_for = Vec::new();
     for &t in &thread_counts {
         let over = t > cpus_available;
         if over && !opts.oversubscribe {
-            let what = match opts.pin {
+            let what = match opts.pin() {
                 PinMode::Physical if !opts.smt => "physical cores",
                 _ => "CPUs",
             };
             return usage(format!(
                 "{t} threads but only {cpus_available} {what} to place them on: pass --oversubscribe \
                  (threads then share cores and wait with spin-then-yield){} or fewer --threads",
-                if opts.pin == PinMode::Physical && !opts.smt && topo.smt() { ", --smt" } else { "" }
+                if opts.pin() == PinMode::Physical && !opts.smt && topo.smt() { ", --smt" } else { "" }
             ));
         }
         let policy = match (opts.wait, over) {
@@ -197,10 +210,16 @@ fn plan(opts: &RunOptions, topo: &Topology) -> Result<Plan, UsageError> {
                 warnings.push("pure spinning while oversubscribed: FIFO locks may collapse (a waiter can hold the core its predecessor needs)".into());
             }
         }
-        if opts.k_given && opts.k >= t {
+        if opts.k.is_some() && opts.k() >= t {
             warnings.push(format!(
                 "k = {} ≥ {t} threads: a k-exclusion lock never makes anyone wait at {t} threads",
-                opts.k
+                opts.k()
+            ));
+        }
+        if let Some(s) = opts.slots.filter(|&s| s < t) {
+            warnings.push(format!(
+                "{} {s} is below {t} threads: at {t} threads locks are built for {t} processes",
+                opts.name("slots")
             ));
         }
         policy_for.push((t, policy, over));
@@ -208,7 +227,7 @@ fn plan(opts: &RunOptions, topo: &Topology) -> Result<Plan, UsageError> {
 
     let mut runs = Vec::new();
     for &t in &thread_counts {
-        for mix in &opts.mixes {
+        for mix in &opts.mixes() {
             let mut locks: Vec<LockEntry> = match &explicit {
                 Some(list) => {
                     for e in list {
@@ -302,7 +321,7 @@ impl PointAcc {
 
 /// Everything a result carries that is the same for every run of one invocation.
 struct Common<'a> {
-    opts: &'a RunOptions,
+    opts: &'a RunArgs,
     host: &'a Host,
     overhead: f64,
     fidelity: Option<FidelityPoint>,
@@ -357,7 +376,41 @@ fn summarize(
     let windows_uneven = wmax > 0.0 && (wmax - wmin) / wmax > 0.05;
     let rates: Vec<f64> = per_thread.iter().map(|t| t.rate_per_sec).collect();
     let fairness = Fairness::of(&rates);
+    let busiest = rates.iter().cloned().fold(0.0, f64::max);
+    let starved_threads: Vec<usize> = if rates.len() > 1 {
+        (0..rates.len())
+            .filter(|&i| rates[i] < busiest * crate::report::result::STARVED_BELOW)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let nothing_measured = reps.iter().all(|r| r.passages == 0);
     let mut warnings = warnings;
+    if !starved_threads.is_empty() {
+        warnings.push(format!(
+            "threads {starved_threads:?} starved: below half the busiest thread's rate (passages per thread {:?})",
+            med.threads.iter().map(|t| t.passages).collect::<Vec<_>>()
+        ));
+    }
+    if nothing_measured {
+        warnings.push(format!(
+            "nothing measured: no passage completed in the measured window of any round (cs {}, think {}, {})",
+            format_duration(opts.cs()),
+            format_duration(opts.think()),
+            match opts.stop() {
+                StopRule::Duration(d) => format!("duration {}", format_duration(d)),
+                StopRule::Passages(n) => format!("passages {n} per thread"),
+            }
+        ));
+    } else {
+        let count = acc.latency.as_ref().map_or(0, |l| l.entry.len());
+        if count < 10 {
+            warnings.push(format!(
+                "latency percentiles rest on {count} timed passage{}: lower --latency-sample or measure longer",
+                if count == 1 { "" } else { "s" }
+            ));
+        }
+    }
     for t in &med.threads {
         if let Some(e) = &t.pin_error {
             warnings.push(format!("pinning failed ({e}); that thread ran unpinned"));
@@ -421,8 +474,9 @@ fn summarize(
         k: spec.k,
         mix: p.mix.to_string(),
         passages: med.passages,
+        nothing_measured,
         throughput_per_sec: spread.median,
-        spread_wide: reps.len() > 1 && spread.relative > 0.10,
+        spread_wide: reps.len() > 1 && spread.wide(),
         throughput_spread: spread,
         per_round,
         repeat: reps.len(),
@@ -431,6 +485,7 @@ fn summarize(
         exit_ns: lat(|l| &l.exit),
         per_thread_passages: per_thread.iter().map(|t| t.passages).collect(),
         per_thread,
+        starved_threads,
         windows_uneven,
         fairness_jain: fairness.jain,
         fairness,
@@ -448,18 +503,18 @@ fn summarize(
         throughput_vs_baseline: vs_base.map(|e| e.median),
         throughput_vs_baseline_interval: vs_base.and_then(|e| e.interval),
         throughput_vs_baseline_differs: vs_base.and_then(|e| e.interval).map(|i| !i.contains(1.0)),
-        pin: format!("{:?}", opts.pin).to_lowercase(),
+        pin: format!("{:?}", opts.pin()).to_lowercase(),
         smt: opts.smt,
         oversubscribed,
         wait_policy: spec.policy.name().to_string(),
-        cs_ns: opts.cs.as_nanos() as u64,
-        think_ns: opts.think.as_nanos() as u64,
-        cs_lines: opts.cs_lines,
-        stop: match opts.stop {
+        cs_ns: opts.cs().as_nanos() as u64,
+        think_ns: opts.think().as_nanos() as u64,
+        cs_lines: opts.cs_lines(),
+        stop: match opts.stop() {
             StopRule::Duration(d) => format!("duration {}", format_duration(d)),
             StopRule::Passages(n) => format!("passages {n} per thread"),
         },
-        warmup_ns: opts.warmup.as_nanos() as u64,
+        warmup_ns: opts.warmup().as_nanos() as u64,
         harness_overhead_ns: ctx.overhead,
         harness_fidelity: ctx.fidelity.clone(),
         latency_sample: spec.latency_sample,
@@ -575,15 +630,93 @@ fn noop_overhead(placement: &[usize], latency_sample: u64, rounds: usize) -> Res
 /// the common baselines, so the figure is the harshest one.
 const FIDELITY_REFERENCE: &str = "parking-lot-mutex";
 
-/// `lockbench run`: returns the process exit code.
+/// Checks, without creating anything, that results can be saved under `out`: it is a
+/// writable directory, or can be created in one.
+fn check_out(opts: &RunArgs) -> Result<(), UsageError> {
+    let out = opts.out();
+    let what = opts.name("out");
+    // Writing is tried, not inferred from permissions (root passes `access` everywhere,
+    // and /proc or a read-only mount refuse anyway); the probe file is removed at once.
+    let writable = |p: &std::path::Path| {
+        let probe = p.join(format!(".lockbench-probe-{}", std::process::id()));
+        let ok = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+            .is_ok();
+        if ok {
+            let _ = std::fs::remove_file(&probe);
+        }
+        ok
+    };
+    let mut probe = out.as_path();
+    loop {
+        if probe.as_os_str().is_empty() {
+            probe = std::path::Path::new(".");
+        }
+        match std::fs::metadata(probe) {
+            Ok(m) if !m.is_dir() => {
+                return usage(format!(
+                    "{what} {}: {} is not a directory; choose a directory for the results",
+                    out.display(),
+                    probe.display()
+                ));
+            }
+            Ok(_) if !writable(probe) => {
+                return usage(format!(
+                    "{what} {}: cannot write in {}; choose a directory you can write",
+                    out.display(),
+                    probe.display()
+                ));
+            }
+            Ok(_) => return Ok(()),
+            Err(_) => match probe.parent() {
+                Some(parent) => probe = parent,
+                None => {
+                    return usage(format!(
+                        "{what} {}: no such place; choose a directory you can write",
+                        out.display()
+                    ))
+                }
+            },
+        }
+    }
+}
+
+/// The results directory of one invocation, made when the first result is saved: an
+/// invocation that saves nothing leaves nothing behind.
+struct LazyStore {
+    root: std::path::PathBuf,
+    what: String,
+    store: Option<Store>,
+}
+
+impl LazyStore {
+    fn get(&mut self) -> Result<&mut Store, UsageError> {
+        if self.store.is_none() {
+            let s = Store::create(&self.root)
+                .map_err(|e| UsageError(format!("{} {}: {e:#}", self.what, self.root.display())))?;
+            self.store = Some(s);
+        }
+        Ok(self.store.as_mut().expect("just made"))
+    }
+
+    fn dir(&self) -> Option<&std::path::Path> {
+        self.store.as_ref().map(|s| s.dir())
+    }
+}
+
+/// `lockbench run`: returns the process exit code (0 ok; 1 a safety failure, stall or FCFS
+/// overtaking; 2 bad input; 3 nothing measured; 128 + signal when interrupted).
 pub fn run(args: &RunArgs) -> Result<i32> {
-    let opts = RunOptions::resolve(args)?;
-    let counter_specs = match opts.counters.as_deref() {
+    let mut opts = args.layered()?;
+    let limits = Limits::detect();
+    let mut early_warnings = opts.validate(&limits)?;
+    let counter_specs = match opts.counters.as_deref().map(str::trim) {
         None => counters::default_specs(),
         Some("none") | Some("") => Vec::new(),
-        Some(list) => {
-            counters::parse_list(list).map_err(|e| UsageError(format!("--counters: {e}")))?
-        }
+        Some(list) => counters::parse_list(list)
+            .map_err(|e| UsageError(format!("{}: {e}", opts.name("counters"))))?,
     };
     let topo = Topology::detect().context("reading the CPU topology")?;
     let host = Host::detect(&topo);
@@ -597,7 +730,8 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             > most
     {
         return Err(UsageError(format!(
-            "--rmr counts at most {most} processes: lower --threads/--slots, or run without --rmr"
+            "{} counts at most {most} processes: lower the thread count and slots, or run without it",
+            opts.name("rmr")
         ))
         .into());
     }
@@ -610,7 +744,30 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             );
         }
     }
-    let mut store = Store::create(&opts.out)?;
+    if opts.trace {
+        for &t in &plan.thread_counts {
+            let cap = limits.trace_capacity(t);
+            if cap < 1000 {
+                return usage(format!(
+                    "--trace at {t} threads: the traces would not fit in the memory available; trace fewer threads"
+                ))?;
+            }
+            if cap < crate::config::TRACE_CAPACITY {
+                plan.warnings.push(format!(
+                    "{t} threads: traces keep {cap} passages per thread (what fits in the memory available); later passages are not traced"
+                ));
+            }
+        }
+    }
+    check_out(&opts)?;
+    early_warnings.append(&mut plan.warnings);
+    plan.warnings = early_warnings;
+    let mut store = LazyStore {
+        root: opts.out(),
+        what: opts.name("out"),
+        store: None,
+    };
+    crate::runner::catch_interrupts();
 
     let err = &mut std::io::stderr();
     for w in &plan.warnings {
@@ -622,6 +779,13 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let latency_sample = opts
         .latency_sample
         .unwrap_or_else(|| auto_latency_sample(timed_passage_cost_ns()));
+    if opts.trace && opts.latency_sample.is_some_and(|n| n != 1) {
+        let _ = writeln!(
+            err,
+            "warning: {} is ignored with --trace, which times every passage",
+            opts.name("latency-sample")
+        );
+    }
     let latency_sample = if opts.trace { 1 } else { latency_sample };
     let overhead = match noop_overhead(&plan.placement, latency_sample, 5) {
         Ok(f) => f.added_ns_per_passage.unwrap_or(f64::NAN),
@@ -648,14 +812,14 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             }
         }
     };
-    let rounds = opts.repeat;
+    let rounds = opts.rounds();
     let _ = writeln!(
         err,
-        "lockbench: {} runs × {rounds} round{} (each round runs every one once, shuffled){}, results in {}",
+        "lockbench: {} runs × {rounds} round{} (each round runs every one once, shuffled){}, results under {}",
         plan.runs.len(),
         if rounds == 1 { "" } else { "s" },
-        if opts.check { "" } else { ", oracle off" },
-        store.dir().display()
+        if opts.check() { "" } else { ", oracle off" },
+        opts.out().display()
     );
     let _ = writeln!(
         err,
@@ -698,24 +862,24 @@ pub fn run(args: &RunArgs) -> Result<i32> {
                 entry: p.entry.clone(),
                 threads: p.threads,
                 slots: opts.slots.unwrap_or(p.threads).max(p.threads),
-                k: opts.k,
+                k: opts.k(),
                 mix: p.mix.clone(),
-                cs: opts.cs,
-                think: opts.think,
-                cs_lines: opts.cs_lines,
-                stop: opts.stop,
-                warmup: opts.warmup,
-                oracle: oracle_for(opts.oracle, &p.entry, opts.k),
+                cs: opts.cs(),
+                think: opts.think(),
+                cs_lines: opts.cs_lines(),
+                stop: opts.stop(),
+                warmup: opts.warmup(),
+                oracle: oracle_for(opts.oracle(), &p.entry, opts.k()),
                 trace: opts.trace,
-                trace_capacity: 1 << 20,
+                trace_capacity: limits.trace_capacity(p.threads),
                 latency_sample,
                 cpus: (0..p.threads)
                     .map(|t| crate::runner::topology::cpu_for(&plan.placement, t))
                     .collect(),
                 policy,
                 counters: counter_specs.clone(),
-                stall_timeout: opts.stall_timeout,
-                seed: opts.seed,
+                stall_timeout: opts.stall_timeout(),
+                seed: opts.seed(),
                 rmr: opts.rmr,
             };
             (spec, oversubscribed)
@@ -742,7 +906,6 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             .collect()
     };
     let mut accs: Vec<PointAcc> = plan.runs.iter().map(|_| PointAcc::new()).collect();
-    let mut results: Vec<Option<RunResult>> = vec![None; plan.runs.len()];
     let result_of = |i: usize, accs: &[PointAcc]| -> RunResult {
         let p = &plan.runs[i];
         let base = base_of[i].map(|b| (plan.runs[b].entry.info.name, &accs[b]));
@@ -758,16 +921,21 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     };
     let total = plan.runs.len() * rounds;
     let mut done = 0;
-    for round in 0..rounds {
+    'rounds: for round in 0..rounds {
         let mut order: Vec<usize> = (0..plan.runs.len()).collect();
-        shuffle(&mut order, opts.seed, round as u64);
+        shuffle(&mut order, opts.seed(), round as u64);
         for i in order {
+            if crate::runner::interrupted().is_some() {
+                break 'rounds;
+            }
             done += 1;
             let p = &plan.runs[i];
             if accs[i].failed.is_some() || accs[i].stalled() {
                 continue;
             }
             match run_once(&specs[i].0) {
+                // A repetition cut short by a signal is not a measurement.
+                Ok(_) if crate::runner::interrupted().is_some() => break 'rounds,
                 Ok(r) => accs[i].push(round, r),
                 Err(e) => {
                     let _ = writeln!(
@@ -781,7 +949,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             }
             // Saved now, so nothing measured is lost; rewritten as later rounds add to it.
             let result = result_of(i, &accs);
-            let path = store.save_slot(i, &result)?;
+            let path = store.get()?.save_slot(i, &result)?;
             let last = &accs[i].reps.last().expect("just pushed").1;
             let _ = writeln!(
                 err,
@@ -803,57 +971,79 @@ pub fn run(args: &RunArgs) -> Result<i32> {
                 },
                 path.display()
             );
-            results[i] = Some(result);
         }
     }
     // Final figures: every ratio paired over all rounds.
-    let mut final_results = Vec::new();
+    let mut results = Vec::new();
     for i in 0..plan.runs.len() {
         if accs[i].reps.is_empty() {
             continue;
         }
         let r = result_of(i, &accs);
-        store.save_slot(i, &r)?;
-        final_results.push(r);
+        store.get()?.save_slot(i, &r)?;
+        results.push(r);
     }
-    let results = final_results;
     let failures: Vec<&String> = accs.iter().filter_map(|a| a.failed.as_ref()).collect();
 
-    let out = opts.format.exporter().export(&results);
+    let format = opts.format();
+    let out = format.exporter().export(&results);
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(out.as_bytes())?;
-    if opts.format == Format::Table {
+    if format == Format::Table {
         for r in &results {
             for w in r.warnings.iter().filter(|w| !plan.warnings.contains(w)) {
                 writeln!(stdout, "note: {}: {w}", r.lock)?;
             }
         }
-        writeln!(stdout, "results saved in {}", store.dir().display())?;
+        if let Some(dir) = store.dir() {
+            writeln!(stdout, "results saved in {}", dir.display())?;
+        }
     }
     stdout.flush()?;
 
+    if let Some(sig) = crate::runner::interrupted() {
+        // What finished is still reported (a violation found before the signal included);
+        // the exit code says the run was cut short.
+        let _ = exit_summary(&results, !failures.is_empty(), err);
+        let _ = writeln!(
+            err,
+            "interrupted: {} of {} results saved in {}",
+            results.len(),
+            plan.runs.len(),
+            store
+                .dir()
+                .map_or("no directory (nothing finished)".into(), |d| d
+                    .display()
+                    .to_string())
+        );
+        return Ok(128 + sig);
+    }
+    Ok(exit_summary(&results, !failures.is_empty(), err))
+}
+
+/// Says on stderr what went wrong or deserves a look, and returns the exit code: 1 for a
+/// safety violation, register-bound failure, stall, FCFS overtaking or failed run; else 3
+/// when a run measured nothing; else 0.
+fn exit_summary(results: &[RunResult], failed: bool, err: &mut dyn std::io::Write) -> i32 {
     let mut code = 0;
-    for r in &results {
+    let mut empty = false;
+    for r in results {
+        let what = format!("{} ({} threads, {})", r.lock, r.threads, r.mix);
         if r.safety_violations > 0 || r.invariant_failures > 0 {
-            let _ =
-                writeln!(
+            let _ = writeln!(
                 err,
-                "error: {} ({} threads, {}): {} safety violations, {} register-bound failures{}",
-                r.lock,
-                r.threads,
-                r.mix,
+                "error: {what}: {} safety violations, {} register-bound failures{}",
                 r.safety_violations,
                 r.invariant_failures,
-                r.invariant_example.as_ref().map(|e| format!(" (first: {e})")).unwrap_or_default()
+                r.invariant_example
+                    .as_ref()
+                    .map(|e| format!(" (first: {e})"))
+                    .unwrap_or_default()
             );
             code = 1;
         }
         if let Some(s) = &r.stalled {
-            let _ = writeln!(
-                err,
-                "error: {} ({} threads, {}) stalled: {s}",
-                r.lock, r.threads, r.mix
-            );
+            let _ = writeln!(err, "error: {what} stalled: {s}");
             code = 1;
         }
         if let Some(t) = &r.trace {
@@ -866,11 +1056,28 @@ pub fn run(args: &RunArgs) -> Result<i32> {
                 code = 1;
             }
         }
+        if r.nothing_measured {
+            let _ = writeln!(
+                err,
+                "error: {what}: nothing measured (no passage completed in the measured window): measure longer or shorten --cs/--think"
+            );
+            empty = true;
+        }
+        if !r.starved_threads.is_empty() {
+            let _ = writeln!(
+                err,
+                "note: {what}: threads {:?} starved (below half the busiest thread's rate; passages {:?})",
+                r.starved_threads, r.per_thread_passages
+            );
+        }
     }
-    if !failures.is_empty() {
+    if failed {
         code = 1;
     }
-    Ok(code)
+    if code == 0 && empty {
+        code = 3;
+    }
+    code
 }
 
 /// The `rmr` field of a result: `{model, per_passage_mean, per_passage_max, by_section, ...}`.
@@ -945,7 +1152,8 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
         ))
         .into());
     }
-    let store = Store::create(&args.out)?;
+    let store = Store::create(&args.out)
+        .map_err(|e| UsageError(format!("--out {}: {e:#}", args.out.display())))?;
     let latency_sample = auto_latency_sample(timed_passage_cost_ns());
     let err = &mut std::io::stderr();
     let mut points = Vec::new();

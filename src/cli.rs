@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+pub use crate::config::RunArgs;
 use crate::report::Format;
-use crate::runner::topology::PinMode;
 
 /// Measures lock algorithms against their theory: speed, fairness, safety.
 #[derive(Parser, Debug)]
@@ -121,107 +121,6 @@ pub enum OracleArg {
     Counting,
     /// No check (as --no-check).
     None,
-}
-
-/// Options of `run`. Every option may also come from `--config FILE.toml` (same names, with
-/// `-` or `_`); the command line wins.
-#[derive(Args, Debug, Default)]
-pub struct RunArgs {
-    /// Locks to run: comma-separated names, or `all` (every safe lock fitting the mix).
-    #[arg(long, value_delimiter = ',')]
-    pub lock: Option<Vec<String>>,
-    /// Thread counts to run, comma-separated (default: 1 and every physical core).
-    #[arg(long, value_delimiter = ',')]
-    pub threads: Option<Vec<usize>>,
-    /// Session mix; repeat the flag for several: single, distinct, uniform:M, hot:M:A,B,
-    /// zipf:M:S, fixed:M, rw:P (default distinct: every thread its own session).
-    #[arg(long)]
-    pub mix: Option<Vec<String>>,
-    /// Build every lock for this many processes even when fewer threads run (the others stay
-    /// idle): the cost of a lock's size on an uncontended passage (default: the thread count).
-    #[arg(long)]
-    pub slots: Option<usize>,
-    /// Capacity of k-exclusion locks (default 1).
-    #[arg(long)]
-    pub k: Option<usize>,
-    /// Busy work inside the critical section, e.g. 0, 200ns, 1us (default 0).
-    #[arg(long)]
-    pub cs: Option<String>,
-    /// Busy work between passages (default 0).
-    #[arg(long)]
-    pub think: Option<String>,
-    /// Shared cache lines read and written in each critical section (default 0).
-    #[arg(long)]
-    pub cs_lines: Option<usize>,
-    /// Measure for this long per run, e.g. 2s (default 1s).
-    #[arg(long, conflicts_with = "passages")]
-    pub duration: Option<String>,
-    /// Instead of a duration, measure this many passages per thread.
-    #[arg(long)]
-    pub passages: Option<u64>,
-    /// Warm-up before measuring (default 100ms).
-    #[arg(long)]
-    pub warmup: Option<String>,
-    /// Rounds: every (lock, configuration) runs once per round, in a shuffled order, so drift
-    /// of a shared machine hits every lock alike; ratios to the baseline are paired within a
-    /// round and reported as a median with a confidence interval (default 5).
-    #[arg(long)]
-    pub repeat: Option<usize>,
-    /// Lock every other is compared with (default ticket).
-    #[arg(long)]
-    pub baseline: Option<String>,
-    /// Output format (default table).
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    /// Directory results are saved under (default reports/).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// TOML file of options (see bench-configs/).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
-    /// Thread placement: physical cores first, logical CPUs in id order, or no pinning
-    /// (default physical).
-    #[arg(long, value_enum)]
-    pub pin: Option<PinMode>,
-    /// Also place threads on SMT siblings (after every physical core is used).
-    #[arg(long)]
-    pub smt: bool,
-    /// Allow more threads than CPUs (the wait policy then defaults to yield).
-    #[arg(long)]
-    pub oversubscribe: bool,
-    /// How waiting threads wait (default spin; yield when oversubscribed).
-    #[arg(long, value_enum)]
-    pub wait: Option<WaitArg>,
-    /// Remove the safety oracle from timed runs (as --oracle none).
-    #[arg(long, conflicts_with = "oracle")]
-    pub no_check: bool,
-    /// Safety oracle: auto (self-check for mutual exclusion, counting for GME and
-    /// k-exclusion), self-check, counting or none (default auto).
-    #[arg(long, value_enum)]
-    pub oracle: Option<OracleArg>,
-    /// Time one passage in N, chosen at random (geometric gaps, so no aliasing with periodic
-    /// hand-offs); 1 times every passage. Default: N such that timing costs at most 0.5 ns per
-    /// passage on average on this machine. Throughput is unaffected.
-    #[arg(long)]
-    pub latency_sample: Option<u64>,
-    /// Trace every passage and check FCFS, concurrent entry and FIFE from the trace.
-    #[arg(long)]
-    pub trace: bool,
-    /// Counters to read: names (cycles, instructions, cache-misses, l1d-read-misses,
-    /// context-switches, task-clock, ...) or raw codes (r0443); `none` for no counters.
-    #[arg(long)]
-    pub counters: Option<String>,
-    /// Stop a run with no progress for this long and report it stalled (default 10s).
-    #[arg(long)]
-    pub stall_timeout: Option<String>,
-    /// Seed of the session samplers (default 1).
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Run every lock on a counting memory under this RMR model (cc, cc-wb, dsm) and fill
-    /// `rmr` in every result. Slower: every access takes its register's lock; the output says
-    /// by how much.
-    #[arg(long, value_enum)]
-    pub rmr: Option<crate::mem::Model>,
 }
 
 /// Options of `verify`. Options left out take their default, or when replaying, the value the

@@ -1,6 +1,6 @@
 //! The `lockbench` binary: parse, dispatch, map errors to exit codes (2: bad input).
 
-use clap::Parser;
+use clap::Parser as _;
 use lockbench::cli::{Cli, Command};
 use lockbench::config::UsageError;
 
@@ -11,7 +11,31 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // --help, --version, and the help shown for a missing subcommand.
+        Err(e)
+            if !e.use_stderr()
+                || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            // One line: clap's message and its tip, without the usage block.
+            let text = e.render().to_string();
+            let line: Vec<&str> = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| {
+                    !l.is_empty()
+                        && !l.starts_with("Usage:")
+                        && !l.starts_with("For more information")
+                })
+                .collect();
+            eprintln!("{} (see --help)", line.join("; "));
+            std::process::exit(2);
+        }
+    };
     let code = match dispatch(cli.command) {
         Ok(code) => code,
         Err(e) => {

@@ -342,7 +342,7 @@ fn bad_input_is_one_clear_line_and_exit_2() {
         "bogus",
     );
     bad(
-        &["run", "--lock", "ticket", "--threads", "4096"],
+        &["run", "--lock", "ticket", "--threads", "512"],
         "--oversubscribe",
     );
     let dir = tempfile::tempdir().unwrap();

@@ -92,27 +92,35 @@ fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
     let spread = if r.repeat > 1 {
         format!(
             "±{:.0}%{}",
-            r.throughput_spread.relative * 50.0,
+            r.throughput_spread.half_range() * 100.0,
             if r.spread_wide { "!" } else { "" }
         )
     } else {
         "-".into()
+    };
+    // A run that measured nothing has no figures: dashes, not zeros.
+    let figure = |s: String| {
+        if r.nothing_measured {
+            "-".to_string()
+        } else {
+            s
+        }
     };
     vec![
         ("lock", r.lock.clone()),
         ("problem", r.problem.clone()),
         ("thr", r.threads.to_string()),
         ("mix", r.mix.clone()),
-        ("throughput", rate(r.throughput_per_sec)),
+        ("throughput", figure(rate(r.throughput_per_sec))),
         ("spread", spread),
         ("vs base", ratio),
-        ("p50", nanos(r.latency_ns.p50)),
-        ("p99", nanos(r.latency_ns.p99)),
-        ("p99.9", nanos(r.latency_ns.p999)),
-        ("max", nanos(r.latency_ns.max)),
-        ("exit p99", nanos(r.exit_ns.p99)),
+        ("p50", figure(nanos(r.latency_ns.p50))),
+        ("p99", figure(nanos(r.latency_ns.p99))),
+        ("p99.9", figure(nanos(r.latency_ns.p999))),
+        ("max", figure(nanos(r.latency_ns.max))),
+        ("exit p99", figure(nanos(r.exit_ns.p99))),
         ("samples", r.latency_ns.count.to_string()),
-        ("jain", format!("{:.3}", r.fairness_jain)),
+        ("jain", figure(format!("{:.3}", r.fairness_jain))),
         ("inside", inside),
         ("safety", safety),
         ("note", note(r)),
@@ -122,13 +130,19 @@ fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
 fn note(r: &RunResult) -> String {
     let mut notes = Vec::new();
     if r.stalled.is_some() {
-        notes.push("STALLED");
+        notes.push("STALLED".to_string());
+    }
+    if r.nothing_measured {
+        notes.push("NOTHING MEASURED".to_string());
+    }
+    if !r.starved_threads.is_empty() {
+        notes.push(format!("starved {}/{}", r.starved_threads.len(), r.threads));
     }
     if r.windows_uneven {
-        notes.push("uneven windows");
+        notes.push("uneven windows".to_string());
     }
     if r.oversubscribed {
-        notes.push("oversubscribed");
+        notes.push("oversubscribed".to_string());
     }
     notes.join(", ")
 }
@@ -242,6 +256,7 @@ impl Exporter for Table {
             out.push_str(&line(row.iter().map(|c| c.1.as_str()).collect()));
         }
         out.push_str(&counters_section(results));
+        out.push_str(&trace_section(results));
         out
     }
 }
@@ -331,6 +346,86 @@ fn counters_section(results: &[RunResult]) -> String {
     out
 }
 
+/// The trace summary of every traced run (`--trace`): header and one row each; empty when
+/// no run was traced.
+fn trace_rows(results: &[RunResult]) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for r in results {
+        let Some(t) = &r.trace else { continue };
+        if rows.is_empty() {
+            rows.push(
+                [
+                    "lock",
+                    "thr",
+                    "mix",
+                    "traced",
+                    "fcfs viol",
+                    "unconflicted",
+                    "their wait p50",
+                    "max",
+                    "fife viol",
+                    "note",
+                ]
+                .map(String::from)
+                .to_vec(),
+            );
+        }
+        let mut note = Vec::new();
+        if !t.doorway_observed {
+            note.push("fcfs by request order (doorway not reported)");
+        }
+        if t.truncated {
+            note.push("truncated");
+        }
+        if r.fcfs_claimed && t.doorway_observed && t.fcfs_violations > 0 {
+            note.push("CLAIMS FCFS");
+        }
+        let ns = |v: Option<f64>| v.map_or("-".to_string(), nanos);
+        rows.push(vec![
+            r.lock.clone(),
+            r.threads.to_string(),
+            r.mix.clone(),
+            t.passages.to_string(),
+            t.fcfs_violations.to_string(),
+            t.unconflicted_passages.to_string(),
+            ns(t.unconflicted_wait_p50_ns),
+            ns(t.unconflicted_wait_max_ns),
+            t.fife_violations.map_or("-".to_string(), |v| v.to_string()),
+            note.join(", "),
+        ]);
+    }
+    rows
+}
+
+/// The trace summary as aligned text, after the table.
+fn trace_section(results: &[RunResult]) -> String {
+    let rows = trace_rows(results);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "\ntrace (every passage): FCFS violations (P5), passages whose wait met no conflicting request (concurrent entry, P4) and their wait, FIFE violations (k-exclusion):\n",
+    );
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if matches!(i, 0 | 2 | 9) {
+                    format!("{c:<w$}", w = widths[i])
+                } else {
+                    format!("{c:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    out
+}
+
 /// JSON array of [`RunResult`] objects.
 pub struct Json;
 
@@ -345,14 +440,31 @@ pub struct Csv;
 
 impl Exporter for Csv {
     fn export(&self, results: &[RunResult]) -> String {
+        // Every counter measured in any run gets a column of its figure per passage.
+        let mut counter_names: Vec<String> = Vec::new();
+        for r in results {
+            for c in &r.counters {
+                if !counter_names.contains(&c.name) {
+                    counter_names.push(c.name.clone());
+                }
+            }
+        }
         let mut out = String::from(
             "lock,problem,source,threads,sessions,k,mix,passages,throughput_per_sec,throughput_rel_spread,\
              throughput_vs_baseline,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns,fairness_jain,\
-             inside_mean,inside_max,safety_checked,safety_violations,invariant_failures,stalled\n",
+             inside_mean,inside_max,safety_checked,safety_violations,invariant_failures,stalled,\
+             slots,nothing_measured,latency_samples,starved_threads,oracle,\
+             pin,smt,oversubscribed,wait_policy,cs_ns,think_ns,cs_lines,stop,warmup_ns,rounds,latency_sample,\
+             trace_passages,fcfs_violations,unconflicted_passages,unconflicted_wait_p50_ns,unconflicted_wait_max_ns,fife_violations,trace_truncated",
         );
+        for n in &counter_names {
+            out.push_str(&format!(",{}_per_passage", csv_field(n)));
+        }
+        out.push('\n');
         for r in results {
             let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
-            let fields = [
+            let t = r.trace.as_ref();
+            let mut fields = vec![
                 csv_field(&r.lock),
                 r.problem.clone(),
                 csv_field(&r.source),
@@ -377,7 +489,42 @@ impl Exporter for Csv {
                 r.safety_violations.to_string(),
                 r.invariant_failures.to_string(),
                 r.stalled.is_some().to_string(),
+                r.slots.to_string(),
+                r.nothing_measured.to_string(),
+                r.latency_ns.count.to_string(),
+                r.starved_threads
+                    .iter()
+                    .map(|t| t.to_string())
+                    .collect::<Vec<_>>()
+                    .join(";"),
+                r.oracle.clone(),
+                r.pin.clone(),
+                r.smt.to_string(),
+                r.oversubscribed.to_string(),
+                r.wait_policy.clone(),
+                r.cs_ns.to_string(),
+                r.think_ns.to_string(),
+                r.cs_lines.to_string(),
+                csv_field(&r.stop),
+                r.warmup_ns.to_string(),
+                r.repeat.to_string(),
+                r.latency_sample.to_string(),
+                t.map_or(String::new(), |t| t.passages.to_string()),
+                t.map_or(String::new(), |t| t.fcfs_violations.to_string()),
+                t.map_or(String::new(), |t| t.unconflicted_passages.to_string()),
+                opt(t.and_then(|t| t.unconflicted_wait_p50_ns)),
+                opt(t.and_then(|t| t.unconflicted_wait_max_ns)),
+                t.and_then(|t| t.fife_violations)
+                    .map_or(String::new(), |v| v.to_string()),
+                t.map_or(String::new(), |t| t.truncated.to_string()),
             ];
+            for n in &counter_names {
+                fields.push(opt(r
+                    .counters
+                    .iter()
+                    .find(|c| &c.name == n)
+                    .and_then(|c| c.per_passage)));
+            }
             out.push_str(&fields.join(","));
             out.push('\n');
         }
@@ -408,6 +555,17 @@ impl Exporter for Markdown {
             }
             let cells: Vec<String> = cols.iter().map(|c| c.1.replace('|', "\\|")).collect();
             let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        let trace = trace_rows(results);
+        for (i, row) in trace.iter().enumerate() {
+            if i == 0 {
+                let _ = writeln!(out, "\nTrace (every passage):\n");
+            }
+            let cells: Vec<String> = row.iter().map(|c| c.replace('|', "\\|")).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+            if i == 0 {
+                let _ = writeln!(out, "|{}", "---|".repeat(row.len()));
+            }
         }
         out
     }

@@ -26,7 +26,25 @@ pub struct Spread {
     pub relative: f64,
 }
 
+/// A spread is wide when half its range exceeds this fraction of the median: the table's
+/// `spread` column shows that half range (`±N%`) and marks it `!` above this threshold.
+pub const WIDE_SPREAD: f64 = 0.05;
+
+/// A thread starves when its rate (passages over its own window) is below this fraction of
+/// the busiest thread's: the rule of the kernel's lock torture test.
+pub const STARVED_BELOW: f64 = 0.5;
+
 impl Spread {
+    /// Half the min–max range, relative to the median: what the table shows as `±N%`.
+    pub fn half_range(&self) -> f64 {
+        self.relative / 2.0
+    }
+
+    /// Whether half the range exceeds [`WIDE_SPREAD`] of the median.
+    pub fn wide(&self) -> bool {
+        self.half_range() > WIDE_SPREAD
+    }
+
     /// Spread of `values` (at least one).
     pub fn of(values: &[f64]) -> Spread {
         let mut v = values.to_vec();
@@ -117,13 +135,17 @@ pub struct RunResult {
     pub mix: String,
     /// Measured passages (median repetition).
     pub passages: u64,
+    /// No passage was measured in any round (a critical section or think time longer than the
+    /// measured window, or a stall): every figure of the run is empty.
+    pub nothing_measured: bool,
     /// Passages per second over the wall-clock window (median over repetitions).
     pub throughput_per_sec: f64,
     /// Throughput spread over repetitions.
     pub throughput_spread: Spread,
     /// Each round's throughput and paired ratio to the baseline.
     pub per_round: Vec<RoundFigure>,
-    /// The spread is wide (relative spread above 10%): the figure is not to be trusted alone.
+    /// The spread is wide: half the min–max range over the rounds exceeds 5% of the median
+    /// ([`WIDE_SPREAD`]; the table's `±N%!`), so the figure is not to be trusted alone.
     pub spread_wide: bool,
     /// Rounds this configuration ran in (each round runs every configuration once, in a
     /// shuffled order).
@@ -142,6 +164,9 @@ pub struct RunResult {
     /// Threads did not all run for the same window (windows differ by more than 5%): rates of
     /// threads that finished early are inflated.
     pub windows_uneven: bool,
+    /// Threads (ids) whose rate was below half the busiest thread's ([`STARVED_BELOW`]), in
+    /// the median repetition; empty when none starved.
+    pub starved_threads: Vec<usize>,
     /// Jain's fairness index over per-thread rates.
     pub fairness_jain: f64,
     /// Fairness details (max/min share).

@@ -209,6 +209,9 @@ impl std::fmt::Display for RunFailure {
 
 impl std::error::Error for RunFailure {}
 
+/// How often the watchdog looks at progress (and at the phase's deadline).
+pub const WATCHDOG_POLL: Duration = Duration::from_millis(20);
+
 const WARMUP: u32 = 0;
 const MEASURE: u32 = 1;
 const STOP: u32 = 2;
@@ -401,7 +404,7 @@ where
     // The watchdog: poll progress; a run with no passage completed for `stall_timeout` is
     // aborted (waits in the register abstraction give up) and reported as stalled. A bare
     // loop reports no progress until it ends, so it is only stopped at its duration.
-    let poll = Duration::from_millis(20).min(spec.warmup.max(Duration::from_millis(1)));
+    let poll = WATCHDOG_POLL.min(spec.warmup.max(Duration::from_millis(1)));
     let started = Instant::now();
     let mut outs: Vec<WorkerOut> = Vec::with_capacity(n);
     let mut last_progress = 0u64;
@@ -410,6 +413,9 @@ where
     let mut stalled = None;
     let mut invariant_failures = 0u64;
     let mut invariant_example = None;
+    // The measured phase as the watchdog set it (clock ticks): the window of a run in which no
+    // passage completed.
+    let mut phase_window = (0u64, 0u64);
     loop {
         while let Ok(out) = rx.try_recv() {
             outs.push(out);
@@ -423,6 +429,7 @@ where
         let now = Instant::now();
         match measure_at {
             None if now - started >= spec.warmup => {
+                phase_window.0 = shared.clock.raw();
                 shared.phase.store(MEASURE, Ordering::Relaxed);
                 measure_at = Some(now);
             }
@@ -436,6 +443,10 @@ where
                 }
             }
             None => {}
+        }
+        // A first SIGINT or SIGTERM ends the repetition (the caller discards it).
+        if crate::runner::interrupted().is_some() {
+            break;
         }
         let progress: u64 = shared
             .progress
@@ -461,6 +472,10 @@ where
             (Some(_), StopRule::Passages(_)) => poll,
         };
         std::thread::sleep(poll.min(left.max(Duration::from_micros(100))));
+    }
+    phase_window.1 = shared.clock.raw();
+    if phase_window.0 == 0 {
+        phase_window.0 = phase_window.1;
     }
     shared.phase.store(STOP, Ordering::Relaxed);
 
@@ -503,6 +518,7 @@ where
         &shared,
         kind,
         outs,
+        phase_window,
         all_back,
         stalled,
         invariant_failures,
@@ -510,10 +526,12 @@ where
     ))
 }
 
+#[allow(clippy::too_many_arguments)]
 fn assemble<L>(
     shared: &Shared<L>,
     kind: LoopKind,
-    outs: Vec<WorkerOut>,
+    mut outs: Vec<WorkerOut>,
+    phase_window: (u64, u64),
     all_back: bool,
     stalled: Option<String>,
     invariant_failures: u64,
@@ -533,6 +551,13 @@ fn assemble<L>(
     let (mut private_sum, mut read_back_failures) = (0u64, 0u64);
     let (mut first, mut last) = (u64::MAX, 0u64);
     let mut counters = Vec::with_capacity(outs.len());
+    // A thread that never began measuring (it was inside one long passage the whole measured
+    // phase) measured nothing over the phase's window, not over the clock's epoch.
+    for o in &mut outs {
+        if o.window.0 == 0 {
+            o.window = (phase_window.0, phase_window.1.max(phase_window.0));
+        }
+    }
     for o in outs {
         latency.add(&o.latency);
         inside_sum += o.check.inside_sum;
@@ -562,7 +587,8 @@ fn assemble<L>(
     let window_ns = if first < last {
         shared.clock.delta_as_nanos(first, last) as f64
     } else {
-        0.0
+        // Nothing measured: the window is the measured phase the watchdog ran.
+        shared.clock.delta_as_nanos(phase_window.0, phase_window.1) as f64
     };
     let violations = match oracle {
         OracleKind::None => 0,

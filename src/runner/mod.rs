@@ -22,3 +22,34 @@ pub fn install_quiet_abort_hook() {
         }));
     });
 }
+
+/// The signal (SIGINT or SIGTERM) that asked the run to stop, 0 while none did.
+static INTERRUPTED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn on_interrupt(sig: libc::c_int) {
+    // Only async-signal-safe work here: an atomic swap, and `_exit` on the second signal.
+    if INTERRUPTED.swap(sig, std::sync::atomic::Ordering::SeqCst) != 0 {
+        // SAFETY: `_exit` is async-signal-safe and ends the process at once.
+        unsafe { libc::_exit(128 + sig) };
+    }
+}
+
+/// From now on the first SIGINT or SIGTERM asks the run to stop (the watchdog ends the
+/// current repetition, [`interrupted`] says which signal came); a second one exits at once
+/// with 128 + its number.
+pub fn catch_interrupts() {
+    let handler = on_interrupt as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: installing a handler that only touches an atomic and calls `_exit`.
+    unsafe {
+        libc::signal(libc::SIGINT, handler);
+        libc::signal(libc::SIGTERM, handler);
+    }
+}
+
+/// The signal that asked the run to stop, if one did.
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        sig => Some(sig),
+    }
+}
