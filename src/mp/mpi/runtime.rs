@@ -948,7 +948,7 @@ pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
             print!("{}", cli::render(&bases, args.model.format));
             for r in &results {
                 println!(
-                    "{}: {} ranks x {} processes on {}; clock sync error <= {:.4} ms",
+                    "{}: {} ranks x {} process(es) on {}; clock sync error <= {:.4} ms",
                     r.run.algo,
                     r.ranks,
                     r.procs_per_rank,
@@ -996,8 +996,9 @@ fn prepare(args: &MpRunArgs, ranks: usize) -> anyhow::Result<Vec<MpiConfig>> {
     }
     if args.model.n != ranks * ppr {
         return Err(usage(format!(
-            "--n {} does not match {ranks} MPI ranks x {ppr} processes per rank: give --n {} or start {} ranks (mpirun -n {})",
+            "--n {} does not match {ranks} MPI ranks x {ppr} process{} per rank: give --n {} or start {} ranks (mpirun -n {})",
             args.model.n,
+            if ppr == 1 { "" } else { "es" },
             ranks * ppr,
             args.model.n.div_ceil(ppr),
             args.model.n.div_ceil(ppr)
