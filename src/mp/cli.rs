@@ -344,6 +344,13 @@ fn mpi_run(args: &MpRunArgs) -> anyhow::Result<i32> {
 
 #[cfg(not(feature = "mpi"))]
 fn mpi_run(_: &MpRunArgs) -> anyhow::Result<i32> {
+    // Started by mpirun all the same: one line from the first rank, exit 2 everywhere.
+    let rank = ["PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok());
+    if rank.is_some_and(|r| r != "0") {
+        return Ok(2);
+    }
     Err(usage(
         "--runtime mpi needs a build with MPI: scripts/install-mpi.sh, then cargo build --release --features mpi, then mpirun -n N target/release/lockbench mp-run --runtime mpi ...",
     ))
