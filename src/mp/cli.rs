@@ -98,6 +98,22 @@ pub struct MpRunArgs {
     /// A request unserved for this many seconds is a liveness failure.
     #[arg(long, default_value_t = 10.0)]
     pub watchdog: f64,
+    /// Where the processes run: `threaded` (one thread each on this host) or `mpi` (one MPI
+    /// rank each, started by `mpirun -n N`; needs a build with `--features mpi`).
+    #[arg(long, value_enum, default_value = "threaded")]
+    pub runtime: RuntimeKind,
+    /// --runtime mpi: algorithm processes per rank (--n must be ranks × this; default 1).
+    #[arg(long)]
+    pub procs_per_rank: Option<usize>,
+}
+
+/// The runtimes `mp-run` can use.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuntimeKind {
+    /// One OS thread per process, channels between them.
+    Threaded,
+    /// One MPI rank per process (or `--procs-per-rank`), under `mpirun`.
+    Mpi,
 }
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
@@ -289,6 +305,12 @@ pub fn sim(args: &SimArgs) -> anyhow::Result<i32> {
 
 /// `lockbench mp-run`.
 pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
+    if args.runtime == RuntimeKind::Mpi {
+        return mpi_run(args);
+    }
+    if args.procs_per_rank.is_some() {
+        return Err(usage("--procs-per-rank applies to --runtime mpi only"));
+    }
     let model = args.model.model()?;
     check_format(args.model.format)?;
     let mut results = Vec::new();
@@ -315,7 +337,26 @@ pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
     Ok(exit_code(&results))
 }
 
-fn check_format(f: Format) -> anyhow::Result<()> {
+#[cfg(feature = "mpi")]
+fn mpi_run(args: &MpRunArgs) -> anyhow::Result<i32> {
+    super::mpi::mp_run(args)
+}
+
+#[cfg(not(feature = "mpi"))]
+fn mpi_run(_: &MpRunArgs) -> anyhow::Result<i32> {
+    // Started by mpirun all the same: one line from the first rank, exit 2 everywhere.
+    let rank = ["PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok());
+    if rank.is_some_and(|r| r != "0") {
+        return Ok(2);
+    }
+    Err(usage(
+        "--runtime mpi needs a build with MPI: scripts/install-mpi.sh, then cargo build --release --features mpi, then mpirun -n N target/release/lockbench mp-run --runtime mpi ...",
+    ))
+}
+
+pub(crate) fn check_format(f: Format) -> anyhow::Result<()> {
     match f {
         Format::Table | Format::Json => Ok(()),
         _ => Err(usage("sim and mp-run print --format table or json")),
@@ -323,7 +364,7 @@ fn check_format(f: Format) -> anyhow::Result<()> {
 }
 
 /// 1 when any run broke safety or liveness, else 0 (and a line on stderr saying which).
-fn exit_code(results: &[MpResult]) -> i32 {
+pub(crate) fn exit_code(results: &[MpResult]) -> i32 {
     let mut code = 0;
     for r in results {
         if r.safety_violations > 0 {

@@ -4,7 +4,7 @@
 //! An algorithm sees only the [`Runtime`] trait: its own id, the process count, a clock, `send`
 //! to a process id, timers, and two notifications to the application (`enter`, `exited`). It
 //! never learns whether the runtime is the discrete-event simulator ([`sim`]), the threaded
-//! runtime ([`threaded`]) or, later, an MPI backend (one rank per process): messages are plain
+//! runtime ([`threaded`]) or the MPI backend ([`mpi`], one rank per process): messages are plain
 //! `serde` values, so a backend that moves bytes between ranks serializes them with any serde
 //! format and calls the same three handlers.
 //!
@@ -16,6 +16,7 @@
 pub mod algo;
 pub mod cli;
 pub mod metrics;
+pub mod mpi;
 pub mod paper;
 pub mod sim;
 pub mod threaded;
