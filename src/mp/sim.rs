@@ -141,6 +141,9 @@ impl<M> Core<M> {
     }
 
     fn violation(&mut self, what: String) {
+        if self.trace {
+            eprintln!("{:.3} VIOLATION {what}", self.now);
+        }
         self.violations += 1;
         if self.described.len() < 5 {
             self.described.push(format!("t={:.3}: {what}", self.now));
@@ -566,7 +569,33 @@ fn stuck_state<M, A: std::fmt::Debug>(core: &Core<M>, procs: &[A]) -> String {
         .filter(|ph| matches!(ph, Phase::Waiting(..) | Phase::Leaving(..)))
         .count();
     out.push_str(&format!("{waiting} waiting, {} inside", core.inside));
+    if core.problem == Problem::LocalCs {
+        let movable = movable(core);
+        if movable.is_empty() {
+            out.push_str("; frozen: no single process can enter or leave within [l, k]");
+        } else {
+            out.push_str(&format!("; could move alone: {movable:?}"));
+        }
+    }
     out
+}
+
+/// Local CS: the processes whose entering or leaving alone keeps l_i ≤ |CS_i| ≤ k_i in every
+/// closed neighbourhood. None at all is a frozen configuration, which no algorithm that moves
+/// one process at a time can leave.
+fn movable<M>(core: &Core<M>) -> Vec<Pid> {
+    (0..core.n)
+        .filter(|&p| {
+            let inside = matches!(core.phase[p], Phase::Inside(_) | Phase::Leaving(..));
+            core.closed[p].iter().all(|&u| {
+                if inside {
+                    core.count_in[u] > core.l[u]
+                } else {
+                    core.count_in[u] < core.k[u]
+                }
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
