@@ -118,44 +118,76 @@ fn message_counts_match_the_papers() {
 
 #[test]
 fn waiting_time_two_hops_light_and_sync_delay_one_hop_heavy() {
-    let light = sim(&[
-        "--algo",
-        "suzuki-kasami,token-gme,ra1,ra2",
-        "--n",
-        "8",
-        "--m",
-        "3",
-        "--requests",
-        "20",
-        "--ncs",
-        "exp:100000",
-        "--cs",
-        "const:1",
-        "--cd",
-        "const:1",
-    ]);
-    for r in &light {
-        assert!(f(r, "waiting_time_max") <= 2.0 + 1e-9, "{r}");
-    }
-    let heavy = sim(&[
-        "--algo",
-        "suzuki-kasami,token-gme,token-gme-fifo",
-        "--n",
-        "8",
-        "--m",
-        "3",
-        "--requests",
-        "60",
-        "--ncs",
-        "const:0",
-        "--cs",
-        "const:1",
-        "--cd",
-        "const:1",
-    ]);
-    for r in &heavy {
-        assert!(f(r, "sync_delay_max") <= 1.0 + 1e-9, "{r}");
-        assert!(f(r, "sync_delay_hops") <= 1.0 + 1e-9, "{r}");
+    // Hops are causal chains of messages (request → entry, emptying exit → next entry), so
+    // they do not depend on the delays: constant and exponential delays give the same claims.
+    for cd in ["const:1", "exp:10"] {
+        let light = sim(&[
+            "--algo",
+            "suzuki-kasami,token-gme,ra1,ra2",
+            "--n",
+            "8",
+            "--m",
+            "3",
+            "--requests",
+            "20",
+            "--ncs",
+            "exp:100000",
+            "--cs",
+            "const:1",
+            "--cd",
+            cd,
+        ]);
+        for r in &light {
+            let max = f(r, "waiting_time_hops_max");
+            match r["algo"].as_str().unwrap() {
+                // REQUEST, then TOKEN (or the n − 1 REPLYs): 2 hops, fewer with the token at hand.
+                "suzuki-kasami" | "ra2" => assert_eq!(max, 2.0, "{cd}: {r}"),
+                // TokenGME: 2 hops when no secondary token is out; a secondary holder releases
+                // only on seeing a request of another type (TG-9), so with uneven delays the
+                // primary may still be collecting RELEASEs when the request comes (README).
+                "token-gme" if cd == "const:1" => assert_eq!(max, 2.0, "{cd}: {r}"),
+                "token-gme" => {
+                    assert!(max > 2.0, "{cd}: {r}");
+                    assert!(f(r, "waiting_time_hops") < 2.0, "{cd}: {r}");
+                }
+                _ => assert!(max >= 2.0, "{cd}: {r}"),
+            }
+            if cd == "const:1" {
+                assert!(f(r, "waiting_time_max") <= 2.0 + 1e-9, "{r}");
+            }
+        }
+        let heavy = sim(&[
+            "--algo",
+            "suzuki-kasami,token-gme,token-gme-fifo",
+            "--n",
+            "8",
+            "--m",
+            "3",
+            "--requests",
+            "60",
+            "--ncs",
+            "const:0",
+            "--cs",
+            "const:1",
+            "--cd",
+            cd,
+            "--seeds",
+            "3",
+        ]);
+        for r in &heavy {
+            let (mean, max) = (f(r, "sync_delay_hops"), f(r, "sync_delay_hops_max"));
+            if r["algo"] == "suzuki-kasami" {
+                // The TOKEN, one hop; 0 when the exiting holder is the next to enter.
+                assert_eq!(max, 1.0, "{cd}: {r}");
+            } else {
+                // The TOKEN from the primary holder is one hop; when the last to leave holds a
+                // secondary token, its RELEASE and then the TOKEN make two (README).
+                assert!(mean <= 1.0 && max <= 2.0, "{cd}: {r}");
+            }
+            if cd == "const:1" && r["algo"] == "suzuki-kasami" {
+                assert!(f(r, "sync_delay_max") <= 1.0 + 1e-9, "{r}");
+            }
+        }
     }
 }
 
