@@ -428,7 +428,7 @@ pub fn render(results: &[MpResult], format: Format) -> String {
         })
         .collect();
     let head = [
-        "algo", "n", "m", "seed", "msg/req", "max", "size", "wait", "wait/cd", "sync", "thrpt",
+        "algo", "n", "m", "seed", "msg/req", "max", "size", "wait", "hops", "sync", "thrpt",
         "inside", "safety", "wall s",
     ];
     let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();

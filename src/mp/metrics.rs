@@ -43,6 +43,10 @@ pub struct Tally {
     pub sync_count: u64,
     /// Largest synchronization delay.
     pub sync_max: f64,
+    /// Causal hops of waiting times (runtimes that track chains): sum, max, count.
+    pub wait_hops: (u64, u64, u64),
+    /// Causal hops of synchronization delays: sum, max, count.
+    pub sync_hops: (u64, u64, u64),
     /// Critical sections completed.
     pub completed: u64,
     /// ∫ inside dt, time with someone inside, largest number inside.
@@ -75,6 +79,8 @@ impl Tally {
             sync_sum: 0.0,
             sync_count: 0,
             sync_max: 0.0,
+            wait_hops: (0, 0, 0),
+            sync_hops: (0, 0, 0),
             completed: 0,
             inside_integral: 0.0,
             busy_time: 0.0,
@@ -204,6 +210,14 @@ impl Tally {
         self.wait_sum += o.wait_sum;
         self.wait_max = self.wait_max.max(o.wait_max);
         self.wait_count += o.wait_count;
+        for (a, b) in [
+            (&mut self.wait_hops, o.wait_hops),
+            (&mut self.sync_hops, o.sync_hops),
+        ] {
+            a.0 += b.0;
+            a.1 = a.1.max(b.1);
+            a.2 += b.2;
+        }
         for (a, b) in self.per_proc_wait.iter_mut().zip(&o.per_proc_wait) {
             a.0 += b.0;
             a.1 += b.1;
@@ -217,6 +231,19 @@ impl Tally {
         self.wait_count += 1;
         self.per_proc_wait[p].0 += w;
         self.per_proc_wait[p].1 += 1;
+    }
+
+    /// Records the causal hops of a waiting time: the longest chain of messages from the
+    /// request to the entry (or, seed 004, from asking to leave to leaving).
+    pub fn wait_hops(&mut self, h: u64) {
+        add_hops(&mut self.wait_hops, h);
+    }
+
+    /// Records the causal hops of a synchronization delay: the longest chain of messages from
+    /// the exit that left the system empty to the next entry (0 when that entry does not
+    /// depend on the exit).
+    pub fn sync_hops(&mut self, h: u64) {
+        add_hops(&mut self.sync_hops, h);
     }
 
     /// Records a synchronization delay.
@@ -239,6 +266,12 @@ impl Tally {
         }
         Fairness::of(&means).jain
     }
+}
+
+fn add_hops(acc: &mut (u64, u64, u64), h: u64) {
+    acc.0 += h;
+    acc.1 = acc.1.max(h);
+    acc.2 += 1;
 }
 
 /// Messages of one kind, per request.
@@ -300,15 +333,19 @@ pub struct MpResult {
     pub waiting_time_mean: f64,
     /// Largest waiting time.
     pub waiting_time_max: f64,
-    /// Waiting time in units of the mean channel delay (message hops when delays are
-    /// constant and local work is nil).
+    /// Mean waiting time in message hops: the longest causal chain of messages from the
+    /// request to the entry (simulator only, n ≤ 64; null elsewhere).
     pub waiting_time_hops: Option<f64>,
+    /// Largest waiting time in message hops.
+    pub waiting_time_hops_max: Option<u64>,
     /// Mean synchronization delay (last exit with someone waiting → next entry).
     pub sync_delay_mean: Option<f64>,
     /// Largest synchronization delay.
     pub sync_delay_max: Option<f64>,
-    /// Synchronization delay in units of the mean channel delay.
+    /// Mean synchronization delay in message hops (causal chain from the exit to the entry).
     pub sync_delay_hops: Option<f64>,
+    /// Largest synchronization delay in message hops.
+    pub sync_delay_hops_max: Option<u64>,
     /// Critical sections completed per time unit.
     pub throughput: f64,
     /// Mean processes inside while anyone is.
@@ -338,7 +375,8 @@ pub struct MpResult {
 impl MpResult {
     /// Fills the figures of `t`; the caller sets the run's description.
     #[allow(clippy::too_many_arguments)]
-    pub fn figures(&mut self, t: &Tally, delay_mean: f64, time: f64, sync_applies: bool) {
+    /// `_delay_mean` is no longer used: hops are counted causally by the runtime ([`Tally::wait_hops`]).
+    pub fn figures(&mut self, t: &Tally, _delay_mean: f64, time: f64, sync_applies: bool) {
         let req = t.requests.max(1) as f64;
         self.requests = t.requests;
         self.messages_per_request_mean = t.messages as f64 / req;
@@ -359,13 +397,15 @@ impl MpResult {
         self.message_ints_per_request_mean = t.ints as f64 / req;
         self.waiting_time_mean = t.wait_sum / t.wait_count.max(1) as f64;
         self.waiting_time_max = t.wait_max;
-        let hops = |x: f64| (delay_mean > 0.0).then(|| x / delay_mean);
-        self.waiting_time_hops = hops(self.waiting_time_mean);
+        let mean = |h: (u64, u64, u64)| (h.2 > 0).then(|| h.0 as f64 / h.2 as f64);
+        self.waiting_time_hops = mean(t.wait_hops);
+        self.waiting_time_hops_max = (t.wait_hops.2 > 0).then_some(t.wait_hops.1);
         if sync_applies && t.sync_count > 0 {
             let s = t.sync_sum / t.sync_count as f64;
             self.sync_delay_mean = Some(s);
             self.sync_delay_max = Some(t.sync_max);
-            self.sync_delay_hops = hops(s);
+            self.sync_delay_hops = mean(t.sync_hops);
+            self.sync_delay_hops_max = (t.sync_hops.2 > 0).then_some(t.sync_hops.1);
         }
         self.throughput = if time > 0.0 {
             t.completed as f64 / time

@@ -60,11 +60,31 @@ enum Phase {
     Leaving(f64, Group),
 }
 
+/// Causal hop depths a message carries when hops are tracked: per process, (request epoch,
+/// depth since that request), and last (sync epoch, depth since the exit that emptied the
+/// system). Epoch 0: not causally after any.
+type Hops = Option<Box<[(u32, u32)]>>;
+
+/// Hops are tracked (O(n) per message) up to this many processes.
+pub const HOPS_MAX_N: usize = 64;
+
 enum Kind<M> {
-    Deliver { from: Pid, to: Pid, msg: M },
-    Timer { p: Pid, tag: u64 },
-    Want { p: Pid },
-    Leave { p: Pid },
+    Deliver {
+        from: Pid,
+        to: Pid,
+        msg: M,
+        hops: Hops,
+    },
+    Timer {
+        p: Pid,
+        tag: u64,
+    },
+    Want {
+        p: Pid,
+    },
+    Leave {
+        p: Pid,
+    },
 }
 
 struct Ev<M> {
@@ -128,6 +148,11 @@ struct Core<M> {
     waiting: usize,
     sessions_waited_max: Option<u64>,
     trace: bool,
+    // Causal hops (when n ≤ HOPS_MAX_N): reach[q * (n + 1) + j] is, for source j (j = n: the
+    // sync source), the (epoch, depth) of the longest chain from j's current request to q.
+    hops_on: bool,
+    reach: Vec<(u32, u32)>,
+    epoch: Vec<u32>,
 }
 
 impl<M> Core<M> {
@@ -141,6 +166,9 @@ impl<M> Core<M> {
     }
 
     fn violation(&mut self, what: String) {
+        if self.trace {
+            eprintln!("{:.3} VIOLATION {what}", self.now);
+        }
         self.violations += 1;
         if self.described.len() < 5 {
             self.described.push(format!("t={:.3}: {what}", self.now));
@@ -171,7 +199,11 @@ impl<M> Core<M> {
 
     fn enter(&mut self, p: Pid) {
         if self.trace {
-            eprintln!("{:.3} p{p} ENTERS {:?}", self.now, self.phase[p]);
+            let h = if self.hops_on { self.depth(p, p) } else { 0 };
+            eprintln!(
+                "{:.3} p{p} ENTERS {:?} after {h} hops",
+                self.now, self.phase[p]
+            );
         }
         let Phase::Waiting(since, g) = self.phase[p] else {
             self.violation(format!("p{p} entered without asking"));
@@ -181,8 +213,13 @@ impl<M> Core<M> {
         self.waiting -= 1;
         self.tally.wait(p, self.now - since);
         self.tally.entered(p);
+        self.record_wait_hops(p);
         if let Some(t0) = self.empty_since.take() {
             self.tally.sync(self.now - t0);
+            if self.hops_on {
+                let h = self.depth(p, self.n);
+                self.tally.sync_hops(h);
+            }
         }
         match self.problem {
             Problem::Mutex => {
@@ -228,6 +265,7 @@ impl<M> Core<M> {
         if let Phase::Leaving(since, _) = self.phase[p] {
             self.tally.wait(p, self.now - since);
             self.tally.entered(p);
+            self.record_wait_hops(p);
             self.waiting -= 1;
         }
         self.inside -= 1;
@@ -244,9 +282,63 @@ impl<M> Core<M> {
         }
         if self.inside == 0 && self.waiting > 0 && self.problem != Problem::LocalCs {
             self.empty_since = Some(self.now);
+            self.new_source(p, self.n);
         }
         self.phase[p] = Phase::Out;
         self.schedule_want(p);
+    }
+
+    /// Starts a new causal source `j` (a request of process j, or j = n: the exit at `p` that
+    /// emptied the system).
+    fn new_source(&mut self, p: Pid, j: usize) {
+        if self.hops_on {
+            self.epoch[j] += 1;
+            self.reach[p * (self.n + 1) + j] = (self.epoch[j], 0);
+        }
+    }
+
+    /// The longest chain from source `j`'s current event to process `p` (0 if none).
+    fn depth(&self, p: Pid, j: usize) -> u64 {
+        let (e, d) = self.reach[p * (self.n + 1) + j];
+        if e == self.epoch[j] {
+            u64::from(d)
+        } else {
+            0
+        }
+    }
+
+    fn record_wait_hops(&mut self, p: Pid) {
+        if self.hops_on {
+            let h = self.depth(p, p);
+            self.tally.wait_hops(h);
+        }
+    }
+
+    /// What a message from `from` carries: its sender's depths, one hop further.
+    fn hops_of(&self, from: Pid, to: Pid) -> Hops {
+        if !self.hops_on || from == to {
+            return None;
+        }
+        let w = self.n + 1;
+        Some(
+            self.reach[from * w..(from + 1) * w]
+                .iter()
+                .map(|&(e, d)| if e == 0 { (0, 0) } else { (e, d + 1) })
+                .collect(),
+        )
+    }
+
+    /// Merges a delivered message's depths into its receiver's.
+    fn receive_hops(&mut self, to: Pid, hops: &[(u32, u32)]) {
+        let w = self.n + 1;
+        for (j, &(e, d)) in hops.iter().enumerate() {
+            if e != 0 && e == self.epoch[j] {
+                let mine = &mut self.reach[to * w + j];
+                if mine.0 != e || mine.1 < d {
+                    *mine = (e, d);
+                }
+            }
+        }
     }
 
     /// l_i ≤ |CS_i| ≤ k_i for every closed neighbourhood containing `p`.
@@ -301,7 +393,16 @@ impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
             t = t.max(*link);
             *link = t;
         }
-        c.push(t, Kind::Deliver { from, to, msg });
+        let hops = c.hops_of(from, to);
+        c.push(
+            t,
+            Kind::Deliver {
+                from,
+                to,
+                msg,
+                hops,
+            },
+        );
     }
     fn set_timer(&mut self, after: f64, tag: u64) {
         let t = self.core.now + after.max(0.0);
@@ -380,6 +481,13 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
         waiting: 0,
         sessions_waited_max: None,
         trace: cfg.trace,
+        hops_on: n <= HOPS_MAX_N,
+        reach: if n <= HOPS_MAX_N {
+            vec![(0, 0); n * (n + 1)]
+        } else {
+            Vec::new()
+        },
+        epoch: vec![0; n + 1],
     };
     // The initial configuration (seed 004) and the first requests.
     for (p, proc_) in procs.iter().enumerate() {
@@ -419,7 +527,7 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
         events += 1;
         if trace {
             match &ev.kind {
-                Kind::Deliver { from, to, msg } => {
+                Kind::Deliver { from, to, msg, .. } => {
                     eprintln!("{:.3} p{to} <- p{from} {msg:?}", ev.t)
                 }
                 Kind::Timer { p, tag } => eprintln!("{:.3} p{p} timer {tag}", ev.t),
@@ -428,14 +536,24 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
             }
         }
         match ev.kind {
-            Kind::Deliver { from, to, msg } => procs[to].on_message(
-                &mut Ctx {
-                    core: &mut core,
-                    me: to,
-                },
+            Kind::Deliver {
                 from,
+                to,
                 msg,
-            ),
+                hops,
+            } => {
+                if let Some(h) = hops {
+                    core.receive_hops(to, &h);
+                }
+                procs[to].on_message(
+                    &mut Ctx {
+                        core: &mut core,
+                        me: to,
+                    },
+                    from,
+                    msg,
+                )
+            }
             Kind::Timer { p, tag } => procs[p].on_timer(
                 &mut Ctx {
                     core: &mut core,
@@ -448,6 +566,7 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
                 core.phase[p] = Phase::Waiting(core.now, g);
                 core.waiting += 1;
                 core.tally.start_cycle(p);
+                core.new_source(p, p);
                 procs[p].on_request(
                     &mut Ctx {
                         core: &mut core,
@@ -462,6 +581,7 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
                         core.phase[p] = Phase::Leaving(core.now, g);
                         core.waiting += 1;
                         core.tally.start_cycle(p);
+                        core.new_source(p, p);
                     }
                 }
                 procs[p].on_exit(&mut Ctx {
@@ -503,9 +623,11 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
         waiting_time_mean: 0.0,
         waiting_time_max: 0.0,
         waiting_time_hops: None,
+        waiting_time_hops_max: None,
         sync_delay_mean: None,
         sync_delay_max: None,
         sync_delay_hops: None,
+        sync_delay_hops_max: None,
         throughput: 0.0,
         concurrency_mean: 0.0,
         concurrency_max: 0,
@@ -566,7 +688,33 @@ fn stuck_state<M, A: std::fmt::Debug>(core: &Core<M>, procs: &[A]) -> String {
         .filter(|ph| matches!(ph, Phase::Waiting(..) | Phase::Leaving(..)))
         .count();
     out.push_str(&format!("{waiting} waiting, {} inside", core.inside));
+    if core.problem == Problem::LocalCs {
+        let movable = movable(core);
+        if movable.is_empty() {
+            out.push_str("; frozen: no single process can enter or leave within [l, k]");
+        } else {
+            out.push_str(&format!("; could move alone: {movable:?}"));
+        }
+    }
     out
+}
+
+/// Local CS: the processes whose entering or leaving alone keeps l_i ≤ |CS_i| ≤ k_i in every
+/// closed neighbourhood. None at all is a frozen configuration, which no algorithm that moves
+/// one process at a time can leave.
+fn movable<M>(core: &Core<M>) -> Vec<Pid> {
+    (0..core.n)
+        .filter(|&p| {
+            let inside = matches!(core.phase[p], Phase::Inside(_) | Phase::Leaving(..));
+            core.closed[p].iter().all(|&u| {
+                if inside {
+                    core.count_in[u] > core.l[u]
+                } else {
+                    core.count_in[u] < core.k[u]
+                }
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
