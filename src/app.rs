@@ -1284,7 +1284,7 @@ pub fn verify(args: &crate::cli::VerifyArgs) -> Result<i32> {
     if let Some(v) = args.schedules {
         opts.schedules = v;
     } else if args.mutants.is_some() {
-        opts.schedules = 2000;
+        opts.schedules = crate::verify::mutants::DEFAULT_SCHEDULES_PER_RUNG;
     }
     opts.seed = args.seed.unwrap_or(1);
     opts.scheduler = args.scheduler.unwrap_or(SchedulerKind::Both);

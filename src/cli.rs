@@ -134,8 +134,9 @@ pub struct VerifyArgs {
     /// Processes (default 3).
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Schedules to explore (default 1000; with --mutants, per thread count tried, default
-    /// 2000).
+    /// Schedules to explore (default 1000; with --mutants, per setting tried, default 1500:
+    /// each mutant is tried at 3, 4 and 5 processes (2, 3, 4 for mutual exclusion), each with
+    /// --cs-steps and with none, until killed).
     #[arg(long)]
     pub schedules: Option<usize>,
     /// Seed of the schedulers (default 1).

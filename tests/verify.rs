@@ -323,3 +323,80 @@ fn a_deadlock_is_reported_as_such() {
         _ => panic!("deadlock not reported: {r}"),
     }
 }
+
+/// A lock under the extra invariant "the tokens held span at most n" (UB-Bakery's Theorem 1).
+struct RangeChecked<L: Lock> {
+    inner: L,
+    n: usize,
+}
+
+impl<L: Lock> Lock for RangeChecked<L> {
+    fn enter(&self, p: usize, s: usize) {
+        self.inner.enter(p, s)
+    }
+    fn enter_traced(&self, p: usize, s: usize, doorway_done: &mut dyn FnMut()) {
+        self.inner.enter_traced(p, s, doorway_done)
+    }
+    fn exit(&self, p: usize, s: usize) {
+        self.inner.exit(p, s)
+    }
+    fn check_invariants(&self, exact: bool) -> Result<(), String> {
+        self.inner.check_invariants(exact)?;
+        match self.inner.token_range() {
+            Some(r) if r > self.n as i64 => {
+                Err(format!("token range {r} > n = {} (seed 002 §3.1)", self.n))
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+#[test]
+fn lamports_token_range_outgrows_n_with_two_processes_while_ub_bakerys_does_not() {
+    use lockbench::locks::paper::{lamport_bakery::LamportBakery, ub_bakery::UbBakery};
+    let lamport = test_entry("lamport-bakery-range", |p| {
+        Box::new(RangeChecked {
+            inner: LamportBakery::new(ScheduledMemory, p),
+            n: p.n,
+        })
+    });
+    let ub = test_entry("ub-bakery-range", |p| {
+        Box::new(RangeChecked {
+            inner: UbBakery::new(ScheduledMemory, p),
+            n: p.n,
+        })
+    });
+    let mut o = opts(2, 3000);
+    o.passages = 6;
+    o.cs_steps = 0;
+    let r = verify(&lamport, &o, false).unwrap();
+    let Outcome::Violation { kind, .. } = &r.outcome else {
+        panic!(
+            "lamport-bakery kept its range within n, seed {}: {r}",
+            o.seed
+        )
+    };
+    assert!(
+        kind.contains("INVARIANT BROKEN: token range") && kind.contains("> n = 2"),
+        "seed {}: {kind}",
+        o.seed
+    );
+    // The same schedules (same seed and settings) on UB-Bakery: the range stays within n.
+    let r = verify(&ub, &o, false).unwrap();
+    assert_eq!(r.outcome, Outcome::Safe, "seed {}: {r}", o.seed);
+}
+
+#[test]
+fn b_bakery_runs_in_lockstep_with_ub_bakery() {
+    use lockbench::locks::paper::ub_bakery::Lockstep;
+    let e = test_entry("ub-b-bakery-lockstep", |p| {
+        Box::new(Lockstep::new(ScheduledMemory, p))
+    });
+    for (n, schedules, passages) in [(2, 300, 4), (3, 300, 3)] {
+        let mut o = opts(n, schedules);
+        o.passages = passages;
+        let r = verify(&e, &o, false).unwrap();
+        assert_eq!(r.outcome, Outcome::Safe, "n = {n}, seed {}: {r}", o.seed);
+        assert!(r.schedules_completed > 0, "seed {}: {r}", o.seed);
+    }
+}

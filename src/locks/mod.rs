@@ -84,6 +84,16 @@ pub trait Lock: Send + Sync {
         Ok(())
     }
 
+    /// Checks the lock's lemma invariants at a step its algorithm marked with
+    /// [`crate::mem::Memory::mark`] (`line` of its figure, `args` what the step saw), against
+    /// ghost state the lock keeps from earlier marks; `Err` names the lemma and how it broke.
+    /// Only the scheduled memory delivers marks (one process runs at a time there, so the
+    /// ghost state is exact). Default: no lemma checked.
+    fn lemma_step(&self, p: usize, line: u32, args: [i64; 2]) -> Result<(), String> {
+        let _ = (p, line, args);
+        Ok(())
+    }
+
     /// The spread of the tokens currently held (largest minus smallest non-negative token, by
     /// peeking), for bakeries whose papers bound or refute it (seed 002 §3.1, Theorem 1); None
     /// for other locks or when fewer than one token is held.

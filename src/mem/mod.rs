@@ -15,7 +15,7 @@ pub mod scheduled;
 
 pub use counting::{CountingMemory, Model, Section};
 pub use native::{Aborted, NativeMemory, WaitPolicy};
-pub use scheduled::{set_observer, ScheduledMemory};
+pub use scheduled::{set_mark_observer, set_observer, ScheduledMemory};
 
 /// Where a register lives. Under the DSM model an access is local only when the accessing
 /// process is the register's home; under CC the home does not matter.
@@ -80,4 +80,15 @@ pub trait Memory: Clone + Send + Sync + 'static {
     /// Native memory spins with a spin-loop hint (and yields under
     /// [`WaitPolicy::SpinThenYield`]); a scheduled memory yields to its scheduler between tries.
     fn wait_until(&self, p: usize, cond: impl FnMut() -> bool);
+
+    /// Marks a step of process `p` that a proof refers to but that writes no register ("after
+    /// P_i executes line 5", the value P_i read on line 8): `line` is the figure's line, `args`
+    /// what the step saw. The scheduled memory hands it to the verifier, which checks the
+    /// lock's lemma invariants ([`crate::locks::Lock::lemma_step`]) at that very step; every
+    /// other memory ignores it, and this empty default inlines away, so timing runs pay
+    /// nothing.
+    #[inline(always)]
+    fn mark(&self, p: usize, line: u32, args: [i64; 2]) {
+        let _ = (p, line, args);
+    }
 }

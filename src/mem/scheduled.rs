@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use shuttle::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 
 use super::{Home, Memory, Register};
 
@@ -38,6 +38,20 @@ thread_local! {
 /// scheduled executions.
 pub fn set_wait_observer(observer: Option<WaitObserver>) {
     WAIT_OBSERVER.with(|o| *o.borrow_mut() = observer);
+}
+
+/// An observer of marked proof steps ([`Memory::mark`]): `(p, line, args)`.
+pub type MarkObserver = Rc<dyn Fn(usize, u32, [i64; 2])>;
+
+thread_local! {
+    /// Called at every marked step: the verifier checks the lock's lemma invariants here.
+    static MARK_OBSERVER: RefCell<Option<MarkObserver>> = const { RefCell::new(None) };
+}
+
+/// Installs (or with `None` removes) the observer of marked steps of this thread's scheduled
+/// executions.
+pub fn set_mark_observer(observer: Option<MarkObserver>) {
+    MARK_OBSERVER.with(|o| *o.borrow_mut() = observer);
 }
 
 fn observe_wait(p: usize, outcome: Option<bool>) {
@@ -125,32 +139,53 @@ fn note_wait(p: usize, satisfied: bool, writes_before: u64) -> bool {
 pub struct ScheduledMemory;
 
 /// A register whose every access yields to the shuttle scheduler.
+///
+/// The scheduling point comes *before* the access, and nothing yields between the access and
+/// the return to the algorithm: so the observer after a write, and a mark after a read
+/// ([`Memory::mark`]), run in the same atomic step as the access itself and see the world as
+/// the access left it. (Shuttle's own atomics also yield after each access, which would let
+/// other processes run between a read and the mark that records it.) Shuttle runs every task
+/// of an execution on one OS thread, one at a time, so the plain atomic below is sequentially
+/// consistent whatever its ordering.
 #[derive(Debug)]
 pub struct ScheduledRegister(AtomicI64);
 
+/// One scheduling point: the scheduler may run any other process here.
+#[inline]
+fn step() {
+    // Shuttle models no time: `sleep` is exactly a context switch (unlike `yield_now`, it
+    // does not ask PCT to deprioritise the caller).
+    shuttle::thread::sleep(std::time::Duration::ZERO);
+}
+
 impl Register for ScheduledRegister {
     fn read(&self, _p: usize) -> i64 {
+        step();
         self.0.load(Ordering::SeqCst)
     }
 
     fn write(&self, _p: usize, v: i64) {
+        step();
         self.0.store(v, Ordering::SeqCst);
         observe();
     }
 
     fn fetch_add(&self, _p: usize, v: i64) -> i64 {
+        step();
         let old = self.0.fetch_add(v, Ordering::SeqCst);
         observe();
         old
     }
 
     fn swap(&self, _p: usize, v: i64) -> i64 {
+        step();
         let old = self.0.swap(v, Ordering::SeqCst);
         observe();
         old
     }
 
     fn compare_exchange(&self, _p: usize, current: i64, new: i64) -> Result<i64, i64> {
+        step();
         let r = self
             .0
             .compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst);
@@ -161,10 +196,8 @@ impl Register for ScheduledRegister {
     }
 
     fn peek(&self) -> i64 {
-        // SAFETY: the value is an i64 and every writer stores whole values; an observer may
-        // read a stale one, which is all `peek` promises. `raw_load` is not a scheduling
-        // point, so observing never changes the schedule being explored.
-        unsafe { self.0.raw_load() }
+        // Not a scheduling point, so observing never changes the schedule being explored.
+        self.0.load(Ordering::Relaxed)
     }
 }
 
@@ -173,6 +206,14 @@ impl Memory for ScheduledMemory {
 
     fn register(&self, _home: Home, init: i64) -> ScheduledRegister {
         ScheduledRegister(AtomicI64::new(init))
+    }
+
+    fn mark(&self, p: usize, line: u32, args: [i64; 2]) {
+        // Not a scheduling point: the mark belongs to the step just taken.
+        let hook = MARK_OBSERVER.with(|o| o.borrow().clone());
+        if let Some(hook) = hook {
+            hook(p, line, args);
+        }
     }
 
     fn wait_until(&self, p: usize, mut cond: impl FnMut() -> bool) {

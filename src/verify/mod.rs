@@ -1,7 +1,8 @@
 //! Schedule exploration: the same algorithm code, built on the scheduled memory (every register
 //! access a scheduling point), run under shuttle's random and PCT schedulers. Checked exactly in
 //! every execution: the lock's safety property at every entry, its register invariants after
-//! every write, global deadlock, and the progress properties it claims ([`monitor`]): FCFS,
+//! every write, its papers' lemmas at every step they speak of ([`crate::locks::Lock::lemma_step`]),
+//! global deadlock, and the progress properties it claims ([`monitor`]): FCFS,
 //! concurrent entry, FIFE, bounded exit, and for crash-tolerant k-exclusion starvation freedom
 //! with k − 1 processes frozen mid-protocol.
 //!
@@ -28,7 +29,9 @@ use shuttle::scheduler::{PctScheduler, RandomScheduler, ReplayScheduler, Schedul
 use shuttle::{Config, FailurePersistence, MaxSteps, Runner};
 
 use crate::locks::{Builder, Lock, LockEntry, Params, Problem};
-use crate::mem::scheduled::{process_done, set_observer, set_wait_observer, track_deadlocks};
+use crate::mem::scheduled::{
+    process_done, set_mark_observer, set_observer, set_wait_observer, track_deadlocks,
+};
 use crate::mem::WaitPolicy;
 use monitor::{Broken, Monitor};
 use replay::ReplayContext;
@@ -475,6 +478,12 @@ fn execution(
             freeze(&ex, &t, p);
         }
     })));
+    let marked = lock.clone();
+    set_mark_observer(Some(Rc::new(move |p, line, args| {
+        if let Err(e) = marked.lemma_step(p, line, args) {
+            panic!("INVARIANT BROKEN: {e}");
+        }
+    })));
     let ex = exec.clone();
     set_wait_observer(Some(Rc::new(move |p, outcome| {
         let mut e = ex.lock().unwrap();
@@ -573,6 +582,7 @@ fn execution(
     }
     set_observer(None);
     set_wait_observer(None);
+    set_mark_observer(None);
     if let Some(w) = exec.lock().unwrap().monitor.witness.take() {
         let mut all = tally.witnesses.lock().unwrap();
         let entry = all.entry(w.property).or_insert((0, w.what));
@@ -652,6 +662,7 @@ fn explore<S: Scheduler + 'static>(
     *runs.borrow_mut() += attempts.load(Ordering::Relaxed);
     set_observer(None);
     set_wait_observer(None);
+    set_mark_observer(None);
     track_deadlocks(None);
     match result {
         Ok(_) => Ended::Clean,

@@ -53,6 +53,9 @@ macro_rules! m {
 
 const IDS_DIFFER: &str = "pairs (value, id) of two different processes never tie, so ≤ and < agree";
 
+/// Why `bwb-gme` without line 29 is equivalent.
+const NO_OPPOSITE_CHECK: &str = "Lemma 9 holds without it, and it is all the safety, FCFS and bound proofs take from line 29. Let t2 be the first time GlobalColor changes a second time (c to c̄ at t1, back to c at t2) inside some P_i's window (its line 5, reading c, to the end of its exit). The flipper U has colour c̄ and, by the kept line 28 guard, a number ≥ 2; by Lemma 7 it read a conflicting V of colour c̄ with a smaller number and enters only after V's critical section. U and V read c̄ on line 5 after t1 (earlier would put two changes inside their own windows before t2). P_i conflicts with U or V; that one waits on line 17 until P_i has written colour c, then on line 23 until GlobalColor ≠ c̄, that is until t2. So U enters its critical section after t2, yet flips at t2 on leaving it: a contradiction";
+
 /// Every mutant, by lock in listing order.
 pub fn catalogue() -> Vec<Mutant> {
     use lamport_bakery::{mutant as lb, LamportBakeryLock as Lb};
@@ -85,7 +88,7 @@ pub fn catalogue() -> Vec<Mutant> {
         m!("glb", "pair-le", "9", "(Token[i], i) < (Token[j], j) becomes ≤", Some(IDS_DIFFER), glb::GlbLock<S, { glb::mutant::PAIR_LE }>),
         m!("bwb-gme", "no-number-guard", "28", "mynumber ≠ 1 guard dropped", None, bwb_gme::BwbGmeLock<S, bwb_gme::Generalized, { bwb_gme::mutant::NO_NUMBER_GUARD }>),
         m!("bwb-gme", "no-bottom-reset", "3", "Token[i] := (mysession, ⊥, 0) dropped", None, bwb_gme::BwbGmeLock<S, bwb_gme::Generalized, { bwb_gme::mutant::NO_BOTTOM_RESET }>),
-        m!("bwb-gme", "no-opposite-check", "29", "not OPPOSITECOLOR(mycolor) dropped", None, bwb_gme::BwbGmeLock<S, bwb_gme::Generalized, { bwb_gme::mutant::NO_OPPOSITE_CHECK }>),
+        m!("bwb-gme", "no-opposite-check", "29", "not OPPOSITECOLOR(mycolor) dropped", Some(NO_OPPOSITE_CHECK), bwb_gme::BwbGmeLock<S, bwb_gme::Generalized, { bwb_gme::mutant::NO_OPPOSITE_CHECK }>),
         m!("bwb-gme", "no-choosing-wait", "17–18", "wait until Choosing[j] = false ∨ … dropped", None, bwb_gme::BwbGmeLock<S, bwb_gme::Generalized, { bwb_gme::mutant::NO_CHOOSING_WAIT }>),
         m!("bwb-gme", "number-over-all", "9", "the session ∉ {0, mysession} clause dropped", None, bwb_gme::BwbGmeLock<S, bwb_gme::Generalized, { bwb_gme::mutant::NUMBER_OVER_ALL }>),
         m!("bwb-gme", "pair-le", "20", "(mynumber, i) < (Token[j].number, j) becomes ≤", Some(IDS_DIFFER), bwb_gme::BwbGmeLock<S, bwb_gme::Generalized, { bwb_gme::mutant::PAIR_LE }>),
@@ -138,27 +141,46 @@ pub struct MutantResult {
     pub equivalent: bool,
     /// Why it is equivalent.
     pub argument: Option<String>,
-    /// Schedules explored up to and including the killing one (all explored, if it survived).
+    /// Schedules explored up to and including the killing one (None if it survived).
     pub schedules_to_kill: Option<usize>,
+    /// Schedules explored in all.
+    pub schedules_run: usize,
     /// Processes of the killing run.
     pub threads: Option<usize>,
+    /// Steps inside the critical section in the killing run.
+    pub cs_steps: Option<usize>,
     /// What broke.
     pub kind: Option<String>,
     /// The replay string of the kill.
     pub replay: Option<String>,
 }
 
-/// The thread counts a mutant is tried at, smallest first: every problem needs enough
-/// processes to show its violations (GME needs 3 for a conflict beside a shared session;
-/// k-exclusion k + 1 with k = 2).
-fn ladder(entry: &LockEntry) -> Vec<usize> {
-    match entry.info.problem {
-        crate::locks::Problem::Mutex => vec![2, 3, 4],
-        _ => vec![3, 4, 5],
+/// The settings a mutant is tried at, in order: thread counts smallest first (every problem
+/// needs enough processes to show its violations: GME 3 for a conflict beside a shared
+/// session, k-exclusion k + 1 with k = 2), each with the given steps inside the critical
+/// section and then with none. Both matter under PCT: a yield inside the critical section
+/// drops the holder to the lowest priority (others run while it is inside), while with none a
+/// holder keeps running through its exit and its next passage while a process it overtook
+/// stays parked mid-doorway (how `bwb-gme` without the line 28 guard is caught).
+fn ladder(entry: &LockEntry, cs_steps: usize) -> Vec<(usize, usize)> {
+    let threads = match entry.info.problem {
+        crate::locks::Problem::Mutex => [2, 3, 4],
+        _ => [3, 4, 5],
+    };
+    let mut rungs = Vec::new();
+    for n in threads {
+        rungs.push((n, cs_steps));
+        if cs_steps != 0 {
+            rungs.push((n, 0));
+        }
     }
+    rungs
 }
 
-/// Runs one mutant with `base`'s settings at each thread count of its ladder, `base.schedules`
+/// Schedules per rung of the ladder by default: six rungs stay within 10,000 schedules.
+pub const DEFAULT_SCHEDULES_PER_RUNG: usize = 1500;
+
+/// Runs one mutant with `base`'s settings at each rung of its ladder, `base.schedules`
 /// schedules each, until it is killed.
 pub fn run(m: &Mutant, base: &VerifyOptions, quiet: bool) -> Result<MutantResult, String> {
     let e = entry(m);
@@ -172,14 +194,17 @@ pub fn run(m: &Mutant, base: &VerifyOptions, quiet: bool) -> Result<MutantResult
         equivalent: m.equivalent.is_some(),
         argument: m.equivalent.map(String::from),
         schedules_to_kill: None,
+        schedules_run: 0,
         threads: None,
+        cs_steps: None,
         kind: None,
         replay: None,
     };
-    for n in ladder(&e) {
+    for (n, cs_steps) in ladder(&e, base.cs_steps) {
         let mut o = base.clone();
         o.threads = n;
         o.k = VerifyOptions::default_k(n);
+        o.cs_steps = cs_steps;
         o.mutant = Some(m.name.to_string());
         let r = verify(&e, &o, quiet)?;
         total += r.schedules_run;
@@ -187,12 +212,13 @@ pub fn run(m: &Mutant, base: &VerifyOptions, quiet: bool) -> Result<MutantResult
             result.killed = true;
             result.schedules_to_kill = Some(total);
             result.threads = Some(n);
+            result.cs_steps = Some(cs_steps);
             result.kind = Some(kind);
             result.replay = Some(schedule);
-            return Ok(result);
+            break;
         }
     }
-    result.schedules_to_kill = None;
+    result.schedules_run = total;
     Ok(result)
 }
 
@@ -209,8 +235,8 @@ pub fn table(results: &[MutantResult]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{:<15} {:<27} {:<7} {:<9} {:>9} {:>3}  what broke / why equivalent",
-        "lock", "mutant", "line", "result", "schedules", "n"
+        "{:<15} {:<27} {:<7} {:<9} {:>9} {:>3} {:>3}  what broke / why equivalent",
+        "lock", "mutant", "line", "result", "schedules", "n", "cs"
     );
     for r in results {
         let verdict = if r.killed {
@@ -227,7 +253,7 @@ pub fn table(results: &[MutantResult]) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<15} {:<27} {:<7} {:<9} {:>9} {:>3}  {}",
+            "{:<15} {:<27} {:<7} {:<9} {:>9} {:>3} {:>3}  {}",
             r.lock,
             r.mutant,
             r.line,
@@ -236,6 +262,9 @@ pub fn table(results: &[MutantResult]) -> String {
                 .map(|s| s.to_string())
                 .unwrap_or_else(|| "-".into()),
             r.threads
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "-".into()),
+            r.cs_steps
                 .map(|s| s.to_string())
                 .unwrap_or_else(|| "-".into()),
             why

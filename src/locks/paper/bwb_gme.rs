@@ -25,7 +25,15 @@
 //! while P2, of session S, is still inside. It is a negative control: listed as unsafe and left
 //! out of `all`.
 //!
+//! Under `verify`, `bwb-gme` also checks Lemmas 7 and 9 of Section 7 at every step they speak
+//! of ([`Lock::lemma_step`], from marks that only the scheduled memory delivers): a number of 2
+//! or more is one above a conflicting process of my colour that leaves its critical section
+//! before I enter mine; and GlobalColor changes at most once between my line 5 and the end of my
+//! exit.
+//!
 //! Sessions: the figure's sessions are positive with 0 meaning none; lockbench's s is s + 1.
+
+use std::sync::Mutex;
 
 use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Home, Memory, Register};
@@ -33,6 +41,14 @@ use crate::mem::{Home, Memory, Register};
 const NONE: i64 = 0; // ⊥
 const BLACK: i64 = 1;
 const WHITE: i64 = 2;
+
+fn color_name(c: i64) -> &'static str {
+    match c {
+        BLACK => "black",
+        WHITE => "white",
+        _ => "⊥",
+    }
+}
 
 fn opposite(c: i64) -> i64 {
     if c == BLACK {
@@ -108,7 +124,9 @@ pub mod mutant {
     pub const NO_NUMBER_GUARD: u8 = 1;
     /// Line 3 dropped: the token is not reset to (mysession, ⊥, 0) before GlobalColor is read.
     pub const NO_BOTTOM_RESET: u8 = 2;
-    /// Line 29 dropped: the exit flips without looking for the opposite colour.
+    /// Line 29 dropped: the exit flips without looking for the opposite colour. Equivalent:
+    /// with line 28 and Lemma 7, Lemma 9 still holds (the argument is in
+    /// `verify::mutants`).
     pub const NO_OPPOSITE_CHECK: u8 = 3;
     /// Lines 17–18 dropped: no wait for j to finish choosing.
     pub const NO_CHOOSING_WAIT: u8 = 4;
@@ -128,7 +146,56 @@ pub struct BwbGmeLock<M: Memory, E: Variant, const MUT: u8 = 0> {
     global_color: M::Reg,
     token: Box<[M::Reg]>,
     choosing: Box<[M::Reg]>,
+    /// Ghost state of the lemma invariants, fed only by marks (scheduled memory).
+    ghost: Mutex<Ghost>,
     rule: std::marker::PhantomData<E>,
+}
+
+/// The lines marked for the lemma invariants ([`Memory::mark`]).
+mod line {
+    /// 5: `mycolor := GlobalColor` read; args (mycolor, mysession).
+    pub const READ_COLOR: u32 = 5;
+    /// 8: `other := Token[j]` read; args (j, the packed token).
+    pub const READ_TOKEN: u32 = 8;
+    /// 13: `mynumber` chosen; args (mynumber, 0).
+    pub const NUMBER: u32 = 13;
+    /// 27: the critical section entered.
+    pub const CS: u32 = 27;
+    /// 28: the critical section left, the exit begins.
+    pub const EXIT: u32 = 28;
+    /// 31/33: GlobalColor written; args (the colour written, 0).
+    pub const FLIP: u32 = 31;
+    /// 37: the token reset, the exit ends.
+    pub const DONE: u32 = 37;
+}
+
+/// What the lemma invariants remember of one process.
+#[derive(Clone, Debug, Default)]
+struct GhostProc {
+    /// Between line 5 and the end of line 37 (Lemma 9's window).
+    window: bool,
+    /// GlobalColor changes seen in the window.
+    flips: u32,
+    /// The colour read on line 5 and the session asked.
+    color: i64,
+    session: i64,
+    /// Conflicting processes of my colour read on line 8: (j, number, j's finished critical
+    /// sections then, j already past its critical section then).
+    seen: Vec<(usize, i64, u64, bool)>,
+    /// Lemma 7: processes with a smaller number of my colour, and their finished critical
+    /// sections when read, that must finish theirs before I enter.
+    after: Vec<(usize, u64)>,
+    /// Critical sections finished.
+    cs_done: u64,
+    /// Past its critical section in the current passage.
+    past_cs: bool,
+}
+
+/// Ghost state: GlobalColor as last written, and each process's.
+#[derive(Debug, Default)]
+struct Ghost {
+    global_color: i64,
+    procs: Vec<GhostProc>,
 }
 
 /// `bwb-gme`.
@@ -144,6 +211,10 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
             global_color: mem.register(Home::Shared, WHITE),
             token: mem.per_process(n, Token::EMPTY.pack()),
             choosing: mem.per_process(n, 0),
+            ghost: Mutex::new(Ghost {
+                global_color: WHITE,
+                procs: vec![GhostProc::default(); n],
+            }),
             mem,
             n,
             rule: std::marker::PhantomData,
@@ -173,11 +244,13 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
         self.choosing[i].write(i, 1);
         // 5: mycolor := GlobalColor
         let mycolor = self.global_color.read(i);
+        self.mem.mark(i, line::READ_COLOR, [mycolor, mysession]);
         // 6: mynumber := 0
         let mut mynumber = 0;
         // 7–12: the largest number among conflicting processes of my colour
         for j in (0..self.n).filter(|&j| j != i) {
             let other = self.read_token(i, j);
+            self.mem.mark(i, line::READ_TOKEN, [j as i64, other.pack()]);
             // 9: (other.color = mycolor) ∧ (other.session ∉ {0, mysession}); the naive
             // version keeps Fig. 3 line 5: every token of my colour.
             let counts = if E::GENERALIZED && MUT != mutant::NUMBER_OVER_ALL {
@@ -191,6 +264,7 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
         }
         // 13: mynumber := mynumber + 1
         mynumber += 1;
+        self.mem.mark(i, line::NUMBER, [mynumber, 0]);
         // 14: Token[i] := (mysession, mycolor, mynumber)
         self.token[i].write(
             i,
@@ -235,6 +309,7 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
             }
         }
         // 27: CRITICAL SECTION
+        self.mem.mark(i, line::CS, [0, 0]);
     }
 
     /// Fig. 6: OPPOSITECOLOR(color): some active process holds the opposite colour.
@@ -256,6 +331,7 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
     }
 
     fn exit(&self, i: usize, _session: usize) {
+        self.mem.mark(i, line::EXIT, [0, 0]);
         let me = self.read_token(i, i);
         if E::GENERALIZED {
             // 28: if mynumber ≠ 1 then 29: if not OPPOSITECOLOR(mycolor) then 30–34: flip
@@ -263,6 +339,7 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
             let alone = MUT == mutant::NO_OPPOSITE_CHECK || !self.opposite_color(i, me.color);
             if guard && alone {
                 self.global_color.write(i, opposite(me.color));
+                self.mem.mark(i, line::FLIP, [opposite(me.color), 0]);
             }
         } else {
             // The naive exit (Fig. 3 lines 17–21): always flip.
@@ -270,6 +347,94 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
         }
         // 37: Token[i] := (0, ⊥, 0)
         self.token[i].write(i, Token::EMPTY.pack());
+        self.mem.mark(i, line::DONE, [0, 0]);
+    }
+
+    /// Lemma 7 (a number of 2 or more was taken above a conflicting process of my colour with
+    /// a smaller number, and I do not enter before it has finished its critical section) and
+    /// Lemma 9 (after my line 5, GlobalColor changes at most once before my exit ends). Only
+    /// `bwb-gme` and its mutants claim them; the naive version is a negative control of
+    /// safety.
+    fn lemma_step(&self, i: usize, at: u32, args: [i64; 2]) -> Result<(), String> {
+        if !E::GENERALIZED {
+            return Ok(());
+        }
+        let mut g = self.ghost.lock().unwrap_or_else(|e| e.into_inner());
+        let g = &mut *g;
+        match at {
+            line::READ_COLOR => {
+                let me = &mut g.procs[i];
+                me.window = true;
+                me.flips = 0;
+                me.color = args[0];
+                me.session = args[1];
+                me.seen.clear();
+                me.after.clear();
+                me.past_cs = false;
+            }
+            line::READ_TOKEN => {
+                let j = args[0] as usize;
+                let t = Token::unpack(args[1]);
+                let (done, past) = (g.procs[j].cs_done, g.procs[j].past_cs);
+                let me = &mut g.procs[i];
+                if t.color == me.color && t.session != 0 && t.session != me.session {
+                    me.seen.push((j, t.number, done, past));
+                }
+            }
+            line::NUMBER => {
+                let mynumber = args[0];
+                let me = &mut g.procs[i];
+                if mynumber >= 2 {
+                    let smaller: Vec<_> =
+                        me.seen.iter().filter(|s| s.1 < mynumber).copied().collect();
+                    if smaller.is_empty() {
+                        return Err(format!(
+                            "{}: Lemma 7 broken: process {i} took number {mynumber} but read no conflicting process of its colour with a smaller number (read: {:?})",
+                            E::NAME,
+                            me.seen
+                        ));
+                    }
+                    me.after = smaller
+                        .iter()
+                        .filter(|s| !s.3)
+                        .map(|s| (s.0, s.2))
+                        .collect();
+                }
+            }
+            line::CS => {
+                for &(j, done) in &g.procs[i].after {
+                    if g.procs[j].cs_done == done {
+                        return Err(format!(
+                            "{}: Lemma 7 broken: process {i} entered its critical section before process {j}, conflicting, of its colour and with a smaller number, finished its own",
+                            E::NAME
+                        ));
+                    }
+                }
+            }
+            line::EXIT => {
+                let me = &mut g.procs[i];
+                me.cs_done += 1;
+                me.past_cs = true;
+            }
+            line::FLIP if args[0] != g.global_color => {
+                g.global_color = args[0];
+                for (q, pq) in g.procs.iter_mut().enumerate() {
+                    if pq.window {
+                        pq.flips += 1;
+                        if pq.flips > 1 {
+                            return Err(format!(
+                                "{}: Lemma 9 broken: GlobalColor changed twice (now {}) after process {q} read it on line 5 and before its exit ended; the second change by process {i}",
+                                E::NAME,
+                                color_name(args[0])
+                            ));
+                        }
+                    }
+                }
+            }
+            line::DONE => g.procs[i].window = false,
+            _ => {}
+        }
+        Ok(())
     }
 
     fn check_invariants(&self, _exact: bool) -> Result<(), String> {
@@ -364,6 +529,80 @@ mod tests {
             !section6(BwbGme::new(mem, &params)),
             "bwb-gme: P_l waits for P_j"
         );
+    }
+
+    fn token(session: i64, color: i64, number: i64) -> i64 {
+        Token {
+            session,
+            color,
+            number,
+        }
+        .pack()
+    }
+
+    fn scheduled(n: usize) -> BwbGme<crate::mem::ScheduledMemory> {
+        let params = Params::new(n, 1, crate::mem::WaitPolicy::Spin);
+        BwbGme::new(crate::mem::ScheduledMemory, &params)
+    }
+
+    #[test]
+    fn lemma_9_counts_changes_of_global_color_inside_a_window() {
+        let l = scheduled(3);
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        // Writing the colour it already has changes nothing.
+        l.lemma_step(2, line::FLIP, [BLACK, 0]).unwrap();
+        let e = l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap_err();
+        assert!(e.contains("Lemma 9") && e.contains("process 0"), "{e}");
+        // A window closed by the end of the exit sees no more changes.
+        let l = scheduled(3);
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(0, line::DONE, [0, 0]).unwrap();
+        l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap();
+    }
+
+    #[test]
+    fn lemma_7_wants_a_smaller_conflicting_number_of_my_colour_to_finish_first() {
+        // A number of 2 above a process of my own session only: broken.
+        let l = scheduled(3);
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(0, line::READ_TOKEN, [1, token(1, WHITE, 1)])
+            .unwrap();
+        l.lemma_step(0, line::READ_TOKEN, [2, token(2, BLACK, 1)])
+            .unwrap();
+        let e = l.lemma_step(0, line::NUMBER, [2, 0]).unwrap_err();
+        assert!(e.contains("Lemma 7"), "{e}");
+        // Above a conflicting one of my colour: fine, but only once it has left its CS.
+        let l = scheduled(3);
+        l.lemma_step(1, line::READ_COLOR, [WHITE, 2]).unwrap();
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(0, line::READ_TOKEN, [1, token(2, WHITE, 1)])
+            .unwrap();
+        l.lemma_step(0, line::NUMBER, [2, 0]).unwrap();
+        let e = l.lemma_step(0, line::CS, [0, 0]).unwrap_err();
+        assert!(e.contains("before process 1"), "{e}");
+        l.lemma_step(1, line::EXIT, [0, 0]).unwrap();
+        l.lemma_step(0, line::CS, [0, 0]).unwrap();
+        // Read while it was already leaving: nothing to wait for.
+        let l = scheduled(3);
+        l.lemma_step(1, line::READ_COLOR, [WHITE, 2]).unwrap();
+        l.lemma_step(1, line::EXIT, [0, 0]).unwrap();
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(0, line::READ_TOKEN, [1, token(2, WHITE, 1)])
+            .unwrap();
+        l.lemma_step(0, line::NUMBER, [2, 0]).unwrap();
+        l.lemma_step(0, line::CS, [0, 0]).unwrap();
+    }
+
+    #[test]
+    fn the_naive_version_claims_no_lemma() {
+        let params = Params::new(3, 1, crate::mem::WaitPolicy::Spin);
+        let l = NaiveBwbGme::new(crate::mem::ScheduledMemory, &params);
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(0, line::NUMBER, [2, 0]).unwrap();
+        l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::FLIP, [WHITE, 0]).unwrap();
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! freedom, doorway FIFO (FCFS).
 
 use std::marker::PhantomData;
+use std::sync::Mutex;
 
 use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Home, Memory, Register};
@@ -112,7 +113,29 @@ pub struct Fig2Bakery<M: Memory, A: TokenArith, const MUT: u8 = 0> {
     token: Box<[M::Reg]>,
     /// X: the token of the latest process to enter the CS.
     x: M::Reg,
+    /// Ghost state of the lemma invariants, fed only by marks (scheduled memory).
+    ghost: Mutex<Ghost>,
     arith: PhantomData<A>,
+}
+
+/// The lines marked for the lemma invariants ([`Memory::mark`]).
+mod line {
+    /// 2: token_j read; args (j, value).
+    pub const READ_TOKEN: u32 = 2;
+    /// 3: X read; args (x, 0).
+    pub const READ_X: u32 = 3;
+    /// 7: token_j read in the wait; args (value, token_i).
+    pub const WAIT_TOKEN: u32 = 7;
+    /// 8: X written; args (token_i, 0).
+    pub const WRITE_X: u32 = 8;
+}
+
+/// What the lemma invariants remember: X as last written, and the tokens each process read on
+/// line 2 of its current doorway.
+#[derive(Debug, Default)]
+struct Ghost {
+    x: i64,
+    read: Vec<Vec<(usize, i64)>>,
 }
 
 /// `ub-bakery`.
@@ -128,6 +151,10 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Fig2Bakery<M, A, MUT> {
             gettoken: mem.per_process(n, 0),
             token: mem.per_process(n, -1),
             x: mem.register(Home::Shared, 0),
+            ghost: Mutex::new(Ghost {
+                x: 0,
+                read: vec![Vec::new(); n],
+            }),
             mem,
             n,
             arith: PhantomData,
@@ -149,9 +176,11 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Fig2Bakery<M, A, MUT> {
         };
         for (j, v) in s.iter_mut().enumerate() {
             *v = self.token[j].read(i);
+            self.mem.mark(i, line::READ_TOKEN, [j as i64, *v]);
         }
         // 3: x := X
         let x = self.x.read(i);
+        self.mem.mark(i, line::READ_X, [x, 0]);
         // 4: token_i := max(S ∪ {x}) + 1   (B-Bakery: the shifted max, ⊕ 1)
         let mine = if MUT == mutant::NO_INCREMENT {
             A::next_token(self.n, s, x) - 1
@@ -170,12 +199,14 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Fig2Bakery<M, A, MUT> {
             // 7: wait till (token_j = −1) ∨ ([token_i, i] < [token_j, j])   (B-Bakery: ≺)
             self.mem.wait_until(i, || {
                 let t = self.token[j].read(i);
+                self.mem.mark(i, line::WAIT_TOKEN, [t, mine]);
                 t == -1 || A::precedes(self.n, mine, i, t, j)
             });
         }
         // 8: X := token_i
         if MUT != mutant::NO_X_WRITE {
             self.x.write(i, mine);
+            self.mem.mark(i, line::WRITE_X, [mine, 0]);
         }
         // 9: CS
     }
@@ -199,6 +230,61 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
 
     fn claims(&self) -> Claims {
         Claims::BOUNDED_EXIT
+    }
+
+    /// UB-Bakery: Observation 1 (X never decreases) and Theorems 2–3 (the tokens read on line
+    /// 2 lie within n − 1 of the X read on line 3; those read on line 7 within n − 1 of
+    /// token_i). B-Bakery's values are residues: its lemmas are the lockstep with UB-Bakery
+    /// ([`Lockstep`]).
+    fn lemma_step(&self, i: usize, at: u32, args: [i64; 2]) -> Result<(), String> {
+        if A::BOUNDED {
+            return Ok(());
+        }
+        let near = self.n as i64 - 1;
+        let mut g = self.ghost.lock().unwrap_or_else(|e| e.into_inner());
+        match at {
+            line::READ_TOKEN => {
+                if args[0] == 0 {
+                    g.read[i].clear();
+                }
+                if args[1] != -1 {
+                    g.read[i].push((args[0] as usize, args[1]));
+                }
+            }
+            line::READ_X => {
+                let x = args[0];
+                if let Some(&(j, v)) = g.read[i].iter().find(|(_, v)| (v - x).abs() > near) {
+                    return Err(format!(
+                        "{}: Theorem 2 broken: process {i} read token_{j} = {v} on line 2 and X = {x} on line 3 (n = {})",
+                        A::NAME,
+                        self.n
+                    ));
+                }
+            }
+            line::WAIT_TOKEN => {
+                let (t, mine) = (args[0], args[1]);
+                if t != -1 && (t - mine).abs() > near {
+                    return Err(format!(
+                        "{}: Theorem 3 broken: process {i}, token {mine}, read a token {t} on line 7 (n = {})",
+                        A::NAME,
+                        self.n
+                    ));
+                }
+            }
+            line::WRITE_X => {
+                if args[0] < g.x {
+                    return Err(format!(
+                        "{}: Observation 1 broken: process {i} wrote X = {} over {}",
+                        A::NAME,
+                        args[0],
+                        g.x
+                    ));
+                }
+                g.x = args[0];
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     fn token_range(&self) -> Option<i64> {
@@ -251,6 +337,125 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
     }
 }
 
+/// UB-Bakery and B-Bakery run in lockstep under one schedule (seed 002 §5): every register holds
+/// the pair (UB value, B value), so each access of one algorithm is the same access of the other
+/// in the same step, and the run follows UB-Bakery's decisions. Section 5's claim is that the
+/// runs are analogous: the B state is the UB state mod 2n−1 at every step (checked after every
+/// write) and every comparison on line 7 comes out the same (checked at each, as a lemma). Not
+/// in the registry: `verify` runs it from the tests.
+pub struct Lockstep<M: Memory> {
+    mem: M,
+    n: usize,
+    gettoken: Box<[M::Reg]>,
+    token: Box<[M::Reg]>,
+    x: M::Reg,
+}
+
+/// A pair (UB, B) in one register: UB + 1 above bit 16, B + 1 below (both ≥ −1, B < 2n−1).
+fn pair(ub: i64, b: i64) -> i64 {
+    ((ub + 1) << 16) | (b + 1)
+}
+
+fn unpair(v: i64) -> (i64, i64) {
+    ((v >> 16) - 1, (v & 0xffff) - 1)
+}
+
+/// Line 7's comparison differed between the two runs; args (UB's, B's).
+const DIVERGED: u32 = 7;
+
+impl<M: Memory> Lockstep<M> {
+    /// Both bakeries for `params.n` processes (at most 16 000, for the packing).
+    pub fn new(mem: M, params: &Params) -> Self {
+        let n = params.n;
+        Lockstep {
+            gettoken: mem.per_process(n, 0),
+            token: mem.per_process(n, pair(-1, -1)),
+            x: mem.register(Home::Shared, pair(0, 0)),
+            mem,
+            n,
+        }
+    }
+}
+
+impl<M: Memory> Lock for Lockstep<M> {
+    fn enter(&self, i: usize, _session: usize) {
+        let n = self.n;
+        // 1
+        self.gettoken[i].write(i, 1);
+        // 2
+        let (su, sb): (Vec<i64>, Vec<i64>) = (0..n).map(|j| unpair(self.token[j].read(i))).unzip();
+        // 3
+        let (xu, xb) = unpair(self.x.read(i));
+        // 4
+        let (mu, mb) = (
+            Unbounded::next_token(n, &su, xu),
+            Bounded::next_token(n, &sb, xb),
+        );
+        self.token[i].write(i, pair(mu, mb));
+        // 5
+        self.gettoken[i].write(i, 0);
+        for j in (0..n).filter(|&j| j != i) {
+            // 6
+            self.mem.wait_until(i, || self.gettoken[j].read(i) == 0);
+            // 7
+            self.mem.wait_until(i, || {
+                let (tu, tb) = unpair(self.token[j].read(i));
+                let ub = tu == -1 || Unbounded::precedes(n, mu, i, tu, j);
+                let b = tb == -1 || Bounded::precedes(n, mb, i, tb, j);
+                if ub != b {
+                    self.mem.mark(i, DIVERGED, [i64::from(ub), i64::from(b)]);
+                }
+                ub
+            });
+        }
+        // 8
+        self.x.write(i, pair(mu, mb));
+    }
+
+    fn exit(&self, i: usize, _session: usize) {
+        // 10
+        self.token[i].write(i, pair(-1, -1));
+    }
+
+    fn lemma_step(&self, i: usize, at: u32, args: [i64; 2]) -> Result<(), String> {
+        if at == DIVERGED {
+            return Err(format!(
+                "b-bakery left its lockstep with ub-bakery: process {i}'s line 7 comparison is {} under UB and {} under B",
+                args[0] != 0,
+                args[1] != 0
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_invariants(&self, _exact: bool) -> Result<(), String> {
+        let congruent = |(u, b): (i64, i64)| {
+            if u == -1 {
+                b == -1
+            } else {
+                b == u.rem_euclid(2 * self.n as i64 - 1)
+            }
+        };
+        let x = unpair(self.x.peek());
+        if !congruent(x) {
+            return Err(format!(
+                "b-bakery left its lockstep with ub-bakery: X = {} under UB, {} under B",
+                x.0, x.1
+            ));
+        }
+        for (j, t) in self.token.iter().enumerate() {
+            let v = unpair(t.peek());
+            if !congruent(v) {
+                return Err(format!(
+                    "b-bakery left its lockstep with ub-bakery: token_{j} = {} under UB, {} under B",
+                    v.0, v.1
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,6 +468,65 @@ mod tests {
             assert_safe_under_schedules(name, 3, 500);
             assert_safe_under_schedules(name, 4, 200);
         }
+    }
+
+    fn ub(n: usize) -> UbBakery<crate::mem::ScheduledMemory> {
+        let params = Params::new(n, 1, crate::mem::WaitPolicy::Spin);
+        UbBakery::new(crate::mem::ScheduledMemory, &params)
+    }
+
+    #[test]
+    fn the_lemmas_catch_what_they_forbid() {
+        // Observation 1: X never decreases.
+        let l = ub(3);
+        l.lemma_step(0, line::WRITE_X, [4, 0]).unwrap();
+        l.lemma_step(1, line::WRITE_X, [4, 0]).unwrap();
+        let e = l.lemma_step(2, line::WRITE_X, [3, 0]).unwrap_err();
+        assert!(e.contains("Observation 1"), "{e}");
+        // Theorem 2: line 2's tokens within n − 1 = 2 of line 3's X.
+        let l = ub(3);
+        for (j, v) in [(0, -1), (1, 5), (2, 7)] {
+            l.lemma_step(0, line::READ_TOKEN, [j, v]).unwrap();
+        }
+        l.lemma_step(0, line::READ_X, [5, 0]).unwrap();
+        let e = l.lemma_step(0, line::READ_X, [4, 0]).unwrap_err();
+        assert!(e.contains("Theorem 2") && e.contains("token_2 = 7"), "{e}");
+        // A new doorway forgets the old reads.
+        l.lemma_step(0, line::READ_TOKEN, [0, -1]).unwrap();
+        l.lemma_step(0, line::READ_X, [0, 0]).unwrap();
+        // Theorem 3: line 7's tokens within n − 1 of token_i.
+        l.lemma_step(0, line::WAIT_TOKEN, [-1, 9]).unwrap();
+        l.lemma_step(0, line::WAIT_TOKEN, [7, 9]).unwrap();
+        let e = l.lemma_step(0, line::WAIT_TOKEN, [6, 9]).unwrap_err();
+        assert!(e.contains("Theorem 3"), "{e}");
+        // B-Bakery's residues are checked by the lockstep instead.
+        let params = Params::new(3, 1, crate::mem::WaitPolicy::Spin);
+        let b = BBakery::new(crate::mem::ScheduledMemory, &params);
+        b.lemma_step(0, line::WRITE_X, [4, 0]).unwrap();
+        b.lemma_step(0, line::WRITE_X, [0, 0]).unwrap();
+    }
+
+    #[test]
+    fn the_lockstep_catches_states_that_are_not_congruent() {
+        let params = Params::new(3, 1, crate::mem::WaitPolicy::Spin);
+        let l = Lockstep::new(
+            crate::mem::NativeMemory::new(crate::mem::WaitPolicy::Spin),
+            &params,
+        );
+        assert_eq!(unpair(pair(-1, -1)), (-1, -1));
+        assert_eq!(unpair(pair(123_456, 4)), (123_456, 4));
+        l.check_invariants(true).unwrap();
+        // Modulus 5: 7 ≡ 2.
+        l.token[1].write(1, pair(7, 2));
+        l.check_invariants(true).unwrap();
+        l.token[1].write(1, pair(7, 3));
+        let e = l.check_invariants(true).unwrap_err();
+        assert!(e.contains("token_1 = 7 under UB, 3 under B"), "{e}");
+        l.token[1].write(1, pair(-1, -1));
+        l.x.write(0, pair(5, 1));
+        assert!(l.check_invariants(true).is_err());
+        let e = l.lemma_step(2, DIVERGED, [1, 0]).unwrap_err();
+        assert!(e.contains("true under UB and false under B"), "{e}");
     }
 
     #[test]

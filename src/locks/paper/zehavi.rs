@@ -16,6 +16,8 @@
 //! follows the paper: `Compete[i][p]`, `Ignore[i][p]`, `Order<[i][p]`, `Allow[i][p]`,
 //! `Reveal[p]` and `Discover[i][p][·]` are local to p.
 
+use std::sync::Mutex;
+
 use crate::locks::paper::cts::{Timestamps, UnboundedCts};
 use crate::locks::{Claims, Lock, Params};
 use crate::mem::{Home, Memory, Register};
@@ -69,6 +71,35 @@ pub struct Zehavi<M: Memory, C: Timestamps<M> = UnboundedCts<M>, const MUT: u8 =
     reveal: Box<[M::Reg]>,
     /// Discover[i][p][0] and Discover[i][p][1].
     discover: [Matrix<M>; 2],
+    /// Where each process is, for Observations 1–3, fed only by marks (scheduled memory).
+    ghost: Mutex<Vec<Position>>,
+}
+
+/// The lines marked for Observations 1–3 ([`Memory::mark`]); args (i, 0) where a line is per i.
+mod line {
+    /// 1: Compete[p][i] ← True done for i.
+    pub const COMPETE: u32 = 1;
+    /// 2: Ignore[p][i] ← True done for i.
+    pub const IGNORE: u32 = 2;
+    /// 5: Reveal[p] ← True done.
+    pub const REVEAL: u32 = 5;
+    /// 8: Ignore[p][i] ← False done for i.
+    pub const HEED: u32 = 8;
+    /// 13: Reveal[p] ← False done.
+    pub const HIDE: u32 = 13;
+    /// 15: Compete[p][i] ← False done for i.
+    pub const LEAVE: u32 = 15;
+}
+
+/// Where a process is in its passage, as Observations 1–3 of Section V read it.
+#[derive(Clone, Debug)]
+struct Position {
+    /// After line 1 for i and before line 15 for i (Observation 1: Compete[p][i]).
+    compete: Vec<bool>,
+    /// After line 2 for i and before line 8 for i (Observation 2: Ignore[p][i]).
+    ignore: Vec<bool>,
+    /// After line 5 and before line 13 (Observation 3: Reveal[p]).
+    reveal: bool,
 }
 
 /// `zehavi-kex` with the unbounded CTS.
@@ -89,6 +120,14 @@ impl<M: Memory, C: Timestamps<M>, const MUT: u8> Zehavi<M, C, MUT> {
             allow: Matrix::new(&mem, n),
             reveal: mem.per_process(n, F),
             discover: [Matrix::new(&mem, n), Matrix::new(&mem, n)],
+            ghost: Mutex::new(vec![
+                Position {
+                    compete: vec![false; n],
+                    ignore: vec![false; n],
+                    reveal: false,
+                };
+                n
+            ]),
             k: params.k.max(1),
             mem,
             n,
@@ -105,10 +144,12 @@ impl<M: Memory, C: Timestamps<M>, const MUT: u8> Zehavi<M, C, MUT> {
         // 1: Foreach i: Compete[p][i] ← True
         for i in 0..n {
             self.compete.at(p, i).write(p, T);
+            self.mem.mark(p, line::COMPETE, [i as i64, 0]);
         }
         // 2: Foreach i: Ignore[p][i] ← True
         for i in 0..n {
             self.ignore.at(p, i).write(p, T);
+            self.mem.mark(p, line::IGNORE, [i as i64, 0]);
         }
         // 3: Label_p
         self.cts.label(p);
@@ -138,6 +179,7 @@ impl<M: Memory, C: Timestamps<M>, const MUT: u8> Zehavi<M, C, MUT> {
         if MUT != mutant::NO_REVEAL {
             self.reveal[p].write(p, T);
         }
+        self.mem.mark(p, line::REVEAL, [0, 0]);
         // 6: order ← Scan_p
         let order = self.cts.scan(p);
         // 7: Foreach i: Order<[p][i] ← (order.p < order.i)
@@ -147,10 +189,11 @@ impl<M: Memory, C: Timestamps<M>, const MUT: u8> Zehavi<M, C, MUT> {
                 .write(p, i64::from(order[p] < order[i]));
         }
         // 8: Foreach i: Ignore[p][i] ← False
-        if MUT != mutant::NO_IGNORE_CLEAR {
-            for i in 0..n {
+        for i in 0..n {
+            if MUT != mutant::NO_IGNORE_CLEAR {
                 self.ignore.at(p, i).write(p, F);
             }
+            self.mem.mark(p, line::HEED, [i as i64, 0]);
         }
         // 9–10: precede ← {i : order.i < order.p}
         let mut precede: Vec<usize> = (0..n).filter(|&i| order[i] < order[p]).collect();
@@ -203,6 +246,7 @@ impl<M: Memory, C: Timestamps<M>, const MUT: u8> Lock for Zehavi<M, C, MUT> {
     fn exit(&self, p: usize, _session: usize) {
         // 13: Reveal[p] ← False
         self.reveal[p].write(p, F);
+        self.mem.mark(p, line::HIDE, [0, 0]);
         // 14: Foreach i: Discover[i][p][0] ← False, Discover[i][p][1] ← False
         for i in 0..self.n {
             self.discover[0].at(i, p).write(p, F);
@@ -211,7 +255,52 @@ impl<M: Memory, C: Timestamps<M>, const MUT: u8> Lock for Zehavi<M, C, MUT> {
         // 15: Foreach i: Compete[p][i] ← False
         for i in 0..self.n {
             self.compete.at(p, i).write(p, F);
+            self.mem.mark(p, line::LEAVE, [i as i64, 0]);
         }
+    }
+
+    /// Observations 1–3 of Section V: Compete[p][i], Ignore[p][i] and Reveal[p] are True
+    /// exactly while p is between the lines that raise and lower them. Checked at each of p's
+    /// marks, on p's own registers (p is their only writer, and a process frozen mid-protocol
+    /// makes no marks, so its registers are left as they are).
+    fn lemma_step(&self, p: usize, at: u32, args: [i64; 2]) -> Result<(), String> {
+        let mut g = self.ghost.lock().unwrap_or_else(|e| e.into_inner());
+        let me = &mut g[p];
+        let i = args[0] as usize;
+        match at {
+            line::COMPETE => me.compete[i] = true,
+            line::LEAVE => me.compete[i] = false,
+            line::IGNORE => me.ignore[i] = true,
+            line::HEED => me.ignore[i] = false,
+            line::REVEAL => me.reveal = true,
+            line::HIDE => me.reveal = false,
+            _ => return Ok(()),
+        }
+        let holds = |reg: &M::Reg, at: bool| (reg.peek() == T) == at;
+        for i in 0..self.n {
+            if !holds(self.compete.at(p, i), me.compete[i]) {
+                return Err(format!(
+                    "zehavi-kex: Observation 1 broken: Compete[{p}][{i}] = {} while process {p} is {} line 1 for {i} and line 15",
+                    self.compete.at(p, i).peek(),
+                    if me.compete[i] { "between" } else { "outside" }
+                ));
+            }
+            if !holds(self.ignore.at(p, i), me.ignore[i]) {
+                return Err(format!(
+                    "zehavi-kex: Observation 2 broken: Ignore[{p}][{i}] = {} while process {p} is {} line 2 for {i} and line 8",
+                    self.ignore.at(p, i).peek(),
+                    if me.ignore[i] { "between" } else { "outside" }
+                ));
+            }
+        }
+        if !holds(&self.reveal[p], me.reveal) {
+            return Err(format!(
+                "zehavi-kex: Observation 3 broken: Reveal[{p}] = {} while process {p} is {} lines 5 and 13",
+                self.reveal[p].peek(),
+                if me.reveal { "between" } else { "outside" }
+            ));
+        }
+        Ok(())
     }
 
     fn check_invariants(&self, _exact: bool) -> Result<(), String> {
@@ -252,7 +341,36 @@ impl<M: Memory, C: Timestamps<M>, const MUT: u8> Lock for Zehavi<M, C, MUT> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::locks::paper::assert_safe_under_schedules;
+    use crate::mem::{NativeMemory, WaitPolicy};
+
+    #[test]
+    fn observations_1_to_3_tie_the_flags_to_where_the_process_is() {
+        let params = Params::new(2, 1, WaitPolicy::Spin);
+        let l = ZehaviKex::new(NativeMemory::new(WaitPolicy::Spin), &params);
+        // Line 1 for 0 done, but Compete[0][0] never raised.
+        let e = l.lemma_step(0, line::COMPETE, [0, 0]).unwrap_err();
+        assert!(
+            e.contains("Observation 1") && e.contains("Compete[0][0]"),
+            "{e}"
+        );
+        l.compete.at(0, 0).write(0, T);
+        l.lemma_step(0, line::COMPETE, [0, 0]).unwrap();
+        // Another process's flags are not p's to answer for.
+        l.ignore.at(1, 1).write(1, T);
+        l.lemma_step(0, line::COMPETE, [0, 0]).unwrap();
+        l.ignore.at(0, 1).write(0, T);
+        let e = l.lemma_step(0, line::COMPETE, [0, 0]).unwrap_err();
+        assert!(e.contains("Observation 2") && e.contains("outside"), "{e}");
+        l.lemma_step(0, line::IGNORE, [1, 0]).unwrap();
+        let e = l.lemma_step(0, line::REVEAL, [0, 0]).unwrap_err();
+        assert!(e.contains("Observation 3") && e.contains("between"), "{e}");
+        l.reveal[0].write(0, T);
+        l.lemma_step(0, line::REVEAL, [0, 0]).unwrap();
+        l.ignore.at(0, 1).write(0, F);
+        l.lemma_step(0, line::HEED, [1, 0]).unwrap();
+    }
 
     #[test]
     fn safe_under_explored_schedules() {
