@@ -427,6 +427,13 @@ fn summarize(
         per_round,
         repeat: reps.len(),
         latency_ns: lat(|l| &l.entry),
+        latency_histogram: acc
+            .latency
+            .as_ref()
+            .filter(|l| !l.entry.is_empty())
+            .and_then(|l| {
+                crate::report::hlog::encode(&crate::report::hlog::ticks_to_ns(&l.entry, npt))
+            }),
         passage_ns: lat(|l| &l.passage),
         exit_ns: lat(|l| &l.exit),
         per_thread_passages: per_thread.iter().map(|t| t.passages).collect(),

@@ -50,6 +50,9 @@ pub enum Command {
     /// Count RMRs per passage under the papers' models (cc, cc-wb, dsm) on a deterministic
     /// schedule, beside the paper's bound.
     Rmr(RmrArgs),
+    /// Render a directory of results as report.md with SVG plots and HdrHistogram interval
+    /// logs.
+    Report(crate::report::render::ReportArgs),
 }
 
 /// Options of `rmr`.

@@ -41,5 +41,6 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::Rmr(args) => lockbench::app::rmr(&args),
         Command::Sim(args) => lockbench::mp::cli::sim(&args),
         Command::MpRun(args) => lockbench::mp::cli::mp_run(&args),
+        Command::Report(args) => lockbench::report::render::report(&args),
     }
 }
