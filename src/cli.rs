@@ -53,6 +53,9 @@ pub enum Command {
     /// Render a directory of results as report.md with SVG plots and HdrHistogram interval
     /// logs.
     Report(crate::report::render::ReportArgs),
+    /// Compare two result sets point by point: B/A throughput with its interval, differences
+    /// beyond the noise flagged; --fail-above X% exits 1 on a regression (for CI).
+    Compare(crate::compare::CompareArgs),
 }
 
 /// Options of `rmr`.

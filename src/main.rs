@@ -42,5 +42,6 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::Sim(args) => lockbench::mp::cli::sim(&args),
         Command::MpRun(args) => lockbench::mp::cli::mp_run(&args),
         Command::Report(args) => lockbench::report::render::report(&args),
+        Command::Compare(args) => lockbench::compare::run(&args),
     }
 }

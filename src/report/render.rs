@@ -148,8 +148,8 @@ fn write_svg(out: &Path, name: &str, svg: &str, written: &mut Written) -> Result
     Ok(())
 }
 
-/// The host line of the report.
-fn host_line(host: &serde_json::Value) -> String {
+/// A host in one line: CPU, cores, kernel and the settings that move figures.
+pub fn host_line(host: &serde_json::Value) -> String {
     let s = |k: &str| host.get(k).and_then(|v| v.as_str()).map(str::to_string);
     let n = |k: &str| host.get(k).and_then(|v| v.as_u64());
     let mut parts = Vec::new();
