@@ -582,9 +582,67 @@ fn noop_overhead(placement: &[usize], latency_sample: u64, rounds: usize) -> Res
 /// the common baselines, so the figure is the harshest one.
 const FIDELITY_REFERENCE: &str = "parking-lot-mutex";
 
+/// A progress callback: (repetitions done, repetitions planned, what just ran).
+pub type Progress<'a> = dyn FnMut(usize, usize, &str) + 'a;
+
+/// What a caller of the run engine ([`run_with`]) adds to a plain `run`: where results go,
+/// silence, a progress callback, calibrations carried over from an earlier invocation.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// Save into this directory (created when missing) instead of a new `run-<UTC time>/`
+    /// under `--out`.
+    pub dir: Option<std::path::PathBuf>,
+    /// Print warnings only: no progress lines, no table.
+    pub quiet: bool,
+    /// Called after each repetition with (repetitions done, repetitions planned, what ran).
+    pub progress: Option<&'a mut Progress<'a>>,
+    /// Calibrations to reuse instead of measuring them again.
+    pub calibration: Option<Calibration>,
+}
+
+/// What every `run` measures before its runs: the latency sampling rate, the harness's cost
+/// per passage and the harness fidelity of a reference lock.
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    /// One passage in this many is timed.
+    pub latency_sample: u64,
+    /// ns the harness adds per passage.
+    pub overhead: f64,
+    /// Harness/bare throughput of the reference lock.
+    pub fidelity: Option<FidelityPoint>,
+}
+
+/// What [`run_with`] returns.
+pub struct Outcome {
+    /// The exit code `run` would return.
+    pub code: i32,
+    /// The final results.
+    pub results: Vec<RunResult>,
+    /// Every planned repetition was attempted (false: stopped early).
+    pub complete: bool,
+    /// The calibrations used, for the next invocation to reuse.
+    pub calibration: Calibration,
+}
+
+/// Repetitions `run` would make with `opts` (runs × rounds), after validating them as `run`
+/// does: a sweep checks every point before measuring any.
+pub fn planned_repetitions(opts: &RunOptions) -> Result<usize> {
+    let topo = Topology::detect().context("reading the CPU topology")?;
+    let mut plan = plan(opts, &topo)?;
+    if opts.rmr.is_some() {
+        plan.runs.retain(|r| r.entry.counting.is_some());
+    }
+    Ok(plan.runs.len() * opts.repeat)
+}
+
 /// `lockbench run`: returns the process exit code.
 pub fn run(args: &RunArgs) -> Result<i32> {
     let opts = RunOptions::resolve(args)?;
+    Ok(run_with(&opts, Hooks::default())?.code)
+}
+
+/// The run engine behind `run` and `sweep`.
+pub fn run_with(opts: &RunOptions, mut hooks: Hooks) -> Result<Outcome> {
     let counter_specs = match opts.counters.as_deref() {
         None => counters::default_specs(),
         Some("none") | Some("") => Vec::new(),
@@ -594,7 +652,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     };
     let topo = Topology::detect().context("reading the CPU topology")?;
     let host = Host::detect(&topo);
-    let mut plan = plan(&opts, &topo)?;
+    let mut plan = plan(opts, &topo)?;
     let most = crate::mem::counting::MAX_PROCESSES;
     if opts.rmr.is_some()
         && opts
@@ -617,7 +675,10 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             );
         }
     }
-    let mut store = Store::create(&opts.out)?;
+    let mut store = match &hooks.dir {
+        Some(dir) => Store::at(dir)?,
+        None => Store::create(&opts.out)?,
+    };
 
     let err = &mut std::io::stderr();
     for w in &plan.warnings {
@@ -626,18 +687,27 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     // Calibrations, before anything is measured: what timing one passage costs (which sets
     // the sampling rate), what the harness adds to an empty loop, and the harness/bare ratio
     // of a reference lock.
-    let latency_sample = opts
-        .latency_sample
-        .unwrap_or_else(|| auto_latency_sample(timed_passage_cost_ns()));
+    let carried = hooks.calibration.take();
+    let latency_sample = opts.latency_sample.unwrap_or_else(|| {
+        carried.as_ref().map_or_else(
+            || auto_latency_sample(timed_passage_cost_ns()),
+            |c| c.latency_sample,
+        )
+    });
     let latency_sample = if opts.trace { 1 } else { latency_sample };
-    let overhead = match noop_overhead(&plan.placement, latency_sample, 5) {
-        Ok(f) => f.added_ns_per_passage.unwrap_or(f64::NAN),
-        Err(e) => {
-            let _ = writeln!(err, "warning: harness overhead not measured: {e}");
-            f64::NAN
-        }
+    let overhead = match &carried {
+        Some(c) => c.overhead,
+        None => match noop_overhead(&plan.placement, latency_sample, 5) {
+            Ok(f) => f.added_ns_per_passage.unwrap_or(f64::NAN),
+            Err(e) => {
+                let _ = writeln!(err, "warning: harness overhead not measured: {e}");
+                f64::NAN
+            }
+        },
     };
-    let fidelity = {
+    let fidelity = if let Some(c) = &carried {
+        c.fidelity.clone()
+    } else {
         let t = fidelity_template(
             lookup(FIDELITY_REFERENCE)?,
             1,
@@ -655,7 +725,14 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             }
         }
     };
+    let calibration = Calibration {
+        latency_sample,
+        overhead,
+        fidelity: fidelity.clone(),
+    };
     let rounds = opts.repeat;
+    let quiet_err = &mut std::io::sink();
+    let err: &mut dyn std::io::Write = if hooks.quiet { quiet_err } else { err };
     let _ = writeln!(
         err,
         "lockbench: {} runs × {rounds} round{} (each round runs every one once, shuffled){}, results in {}",
@@ -684,7 +761,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         );
     }
     let ctx = Common {
-        opts: &opts,
+        opts,
         host: &host,
         overhead,
         fidelity,
@@ -789,6 +866,19 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             // Saved now, so nothing measured is lost; rewritten as later rounds add to it.
             let result = result_of(i, &accs);
             let path = store.save_slot(i, &result)?;
+            if let Some(progress) = hooks.progress.as_mut() {
+                progress(
+                    done,
+                    total,
+                    &format!(
+                        "{} t={} {} round {}",
+                        result.lock,
+                        result.threads,
+                        result.mix,
+                        round + 1
+                    ),
+                );
+            }
             let last = &accs[i].reps.last().expect("just pushed").1;
             let _ = writeln!(
                 err,
@@ -828,8 +918,10 @@ pub fn run(args: &RunArgs) -> Result<i32> {
 
     let out = opts.format.exporter().export(&results);
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(out.as_bytes())?;
-    if opts.format == Format::Table {
+    if !hooks.quiet {
+        stdout.write_all(out.as_bytes())?;
+    }
+    if opts.format == Format::Table && !hooks.quiet {
         for r in &results {
             for w in r.warnings.iter().filter(|w| !plan.warnings.contains(w)) {
                 writeln!(stdout, "note: {}: {w}", r.lock)?;
@@ -877,7 +969,12 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     if !failures.is_empty() {
         code = 1;
     }
-    Ok(code)
+    Ok(Outcome {
+        code,
+        results,
+        complete: done == total,
+        calibration,
+    })
 }
 
 /// The `rmr` field of a result: `{model, per_passage_mean, per_passage_max, by_section, ...}`.

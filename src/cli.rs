@@ -56,6 +56,10 @@ pub enum Command {
     /// Compare two result sets point by point: B/A throughput with its interval, differences
     /// beyond the noise flagged; --fail-above X% exits 1 on a regression (for CI).
     Compare(crate::compare::CompareArgs),
+    /// Run a config with lists (threads, mix, cs, think, k, cs-lines) as a matrix of points,
+    /// with a progress bar; each finished point is saved at once and --resume DIR finishes an
+    /// interrupted sweep.
+    Sweep(crate::sweep::SweepArgs),
 }
 
 /// Options of `rmr`.

@@ -13,5 +13,6 @@ pub mod mp;
 pub mod report;
 pub mod rmr;
 pub mod runner;
+pub mod sweep;
 pub mod verify;
 pub mod workload;

@@ -43,5 +43,6 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::MpRun(args) => lockbench::mp::cli::mp_run(&args),
         Command::Report(args) => lockbench::report::render::report(&args),
         Command::Compare(args) => lockbench::compare::run(&args),
+        Command::Sweep(args) => lockbench::sweep::run(&args),
     }
 }
