@@ -1,7 +1,13 @@
 //! `lockbench sweep CONFIG.toml [--out DIR] [--resume DIR]`: a run config whose `threads`,
-//! `mix`, `cs`, `think`, `k` and `cs-lines` may be lists, run as a matrix of points, each point
-//! one configuration (thread count, mix, cs, think, k, lines) with every lock of the config,
-//! measured by the run engine in its interleaved rounds (so ratios stay paired).
+//! `mix`, `cs`, `think`, `k`, `cs-lines` and `rmr` may be lists, run as a matrix of points, each
+//! point one configuration (thread count, mix, cs, think, k, lines, RMR model) with every lock
+//! of the config, measured by the run engine in its interleaved rounds (so ratios stay paired).
+//!
+//! `threads` may name counts relative to the machine, so one suite serves every server:
+//! `"powers-of-two"` (1, 2, 4, … up to the physical cores, and the core count itself),
+//! `"cores"` (every physical core) and `"cpus"` (every logical CPU: SMT siblings too, with
+//! `smt = true`). `rmr = ["none", "cc"]` measures each point natively and on the counting
+//! memory, the pair `correlate` and the report's model-against-hardware plots need.
 //!
 //! The sweep directory holds `manifest.json` (the config, its hash, the lockbench version and
 //! the host), `points.jsonl` (each finished point's results appended in one write, then a line
@@ -43,7 +49,16 @@ pub struct SweepArgs {
 }
 
 /// The keys a sweep accepts as lists, besides `lock` (the locks of every point).
-const LISTS: [&str; 6] = ["threads", "mix", "cs", "think", "k", "cs-lines"];
+const LISTS: [&str; 7] = ["threads", "mix", "cs", "think", "k", "cs-lines", "rmr"];
+
+/// The machine's size, for the symbolic thread counts.
+#[derive(Clone, Copy, Debug)]
+pub struct Machine {
+    /// Physical cores.
+    pub cores: usize,
+    /// Logical CPUs.
+    pub cpus: usize,
+}
 
 /// What `manifest.json` records.
 #[derive(Serialize, Deserialize, Debug)]
@@ -79,6 +94,8 @@ pub struct Point {
     pub k: Option<usize>,
     /// Shared lines in the CS.
     pub cs_lines: Option<usize>,
+    /// RMR model to count under (None: native memory).
+    pub rmr: Option<crate::mem::Model>,
 }
 
 impl Point {
@@ -102,6 +119,9 @@ impl Point {
         if let Some(l) = self.cs_lines {
             parts.push(format!("cs-lines={l}"));
         }
+        if let Some(m) = self.rmr {
+            parts.push(format!("rmr={m}"));
+        }
         parts.join(" ")
     }
 
@@ -114,6 +134,7 @@ impl Point {
             think: self.think.clone(),
             k: self.k,
             cs_lines: self.cs_lines,
+            rmr: self.rmr,
             ..RunArgs::default()
         }
     }
@@ -156,6 +177,62 @@ fn as_text(key: &str, v: &toml::Value) -> Result<String, UsageError> {
     }
 }
 
+/// Thread counts: numbers, or `powers-of-two`, `cores`, `cpus` expanded for `machine`;
+/// repeated counts (`cores` is also a power of two) are kept once.
+fn thread_counts(
+    v: Option<toml::Value>,
+    machine: Machine,
+) -> Result<Vec<Option<usize>>, UsageError> {
+    let mut out: Vec<Option<usize>> = Vec::new();
+    for item in values(v) {
+        let counts: Vec<usize> = match &item {
+            None => {
+                out.push(None);
+                continue;
+            }
+            Some(toml::Value::String(s)) => match s.as_str() {
+                "powers-of-two" => {
+                    let mut c: Vec<usize> = std::iter::successors(Some(1usize), |x| Some(x * 2))
+                        .take_while(|x| *x <= machine.cores)
+                        .collect();
+                    c.push(machine.cores.max(1));
+                    c
+                }
+                "cores" => vec![machine.cores.max(1)],
+                "cpus" => vec![machine.cpus.max(1)],
+                other => {
+                    return Err(UsageError(format!(
+                    "threads = {other:?}: give counts, or \"powers-of-two\", \"cores\" or \"cpus\""
+                )))
+                }
+            },
+            Some(v) => vec![as_count("threads", v)?],
+        };
+        for c in counts {
+            if !out.contains(&Some(c)) {
+                out.push(Some(c));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn as_model(v: &toml::Value) -> Result<Option<crate::mem::Model>, UsageError> {
+    use clap::ValueEnum as _;
+    match v {
+        toml::Value::String(s) if s == "none" => Ok(None),
+        toml::Value::Boolean(false) => Ok(None),
+        toml::Value::String(s) => crate::mem::Model::from_str(s, true).map(Some).map_err(|_| {
+            UsageError(format!(
+                "rmr = {s:?}: give none, cc, cc-wb or dsm (or a list of them)"
+            ))
+        }),
+        _ => Err(UsageError(format!(
+            "rmr = {v}: give none, cc, cc-wb or dsm (or a list of them)"
+        ))),
+    }
+}
+
 fn as_count(key: &str, v: &toml::Value) -> Result<usize, UsageError> {
     v.as_integer()
         .and_then(|i| usize::try_from(i).ok())
@@ -167,8 +244,8 @@ fn as_count(key: &str, v: &toml::Value) -> Result<usize, UsageError> {
 }
 
 impl Sweep {
-    /// Parses a sweep config's text.
-    pub fn parse(text: &str, path: &Path) -> Result<Sweep, UsageError> {
+    /// Parses a sweep config's text; symbolic thread counts are expanded for `machine`.
+    pub fn parse(text: &str, path: &Path, machine: Machine) -> Result<Sweep, UsageError> {
         let mut table: toml::Table = toml::from_str(text).map_err(|e| {
             UsageError(format!(
                 "malformed sweep config {}: {}",
@@ -183,32 +260,36 @@ impl Sweep {
         if let Some(v) = table.remove("cs_lines") {
             table.insert("cs-lines".into(), v);
         }
+        let threads_list = thread_counts(table.remove("threads"), machine)?;
         let mut lists: Vec<Vec<Option<toml::Value>>> = Vec::new();
         for key in LISTS {
             lists.push(values(table.remove(key)));
         }
         let mut points = Vec::new();
-        // Outermost cs, think, k, lines; then mix; then threads, in the order given.
-        for cs in &lists[2] {
-            for think in &lists[3] {
-                for k in &lists[4] {
-                    for lines in &lists[5] {
-                        for mix in &lists[1] {
-                            for threads in &lists[0] {
-                                let text = |key, v: &Option<toml::Value>| {
-                                    v.as_ref().map(|v| as_text(key, v)).transpose()
-                                };
-                                let count = |key, v: &Option<toml::Value>| {
-                                    v.as_ref().map(|v| as_count(key, v)).transpose()
-                                };
-                                points.push(Point {
-                                    threads: count("threads", threads)?,
-                                    mix: text("mix", mix)?,
-                                    cs: text("cs", cs)?,
-                                    think: text("think", think)?,
-                                    k: count("k", k)?,
-                                    cs_lines: count("cs-lines", lines)?,
-                                });
+        // Outermost the model, cs, think, k, lines; then mix; then threads, in the order given.
+        for rmr in &lists[6] {
+            for cs in &lists[2] {
+                for think in &lists[3] {
+                    for k in &lists[4] {
+                        for lines in &lists[5] {
+                            for mix in &lists[1] {
+                                for threads in &threads_list {
+                                    let text = |key, v: &Option<toml::Value>| {
+                                        v.as_ref().map(|v| as_text(key, v)).transpose()
+                                    };
+                                    let count = |key, v: &Option<toml::Value>| {
+                                        v.as_ref().map(|v| as_count(key, v)).transpose()
+                                    };
+                                    points.push(Point {
+                                        threads: *threads,
+                                        rmr: rmr.as_ref().map(as_model).transpose()?.flatten(),
+                                        mix: text("mix", mix)?,
+                                        cs: text("cs", cs)?,
+                                        think: text("think", think)?,
+                                        k: count("k", k)?,
+                                        cs_lines: count("cs-lines", lines)?,
+                                    });
+                                }
                             }
                         }
                     }
@@ -365,7 +446,12 @@ pub fn run(args: &SweepArgs) -> Result<i32> {
             .into())
         }
     };
-    let sweep = Sweep::parse(&text, &path)?;
+    let topo = Topology::detect().context("reading the CPU topology")?;
+    let machine = Machine {
+        cores: topo.physical_cores(),
+        cpus: topo.logical_cpus(),
+    };
+    let sweep = Sweep::parse(&text, &path, machine)?;
     if let Some(m) = &manifest {
         if m.config_hash != sweep.hash {
             return Err(UsageError(format!(
@@ -390,7 +476,6 @@ pub fn run(args: &SweepArgs) -> Result<i32> {
     write_atomic(&dir.join("run-config.toml"), base_text.as_bytes())?;
 
     if manifest.is_none() {
-        let topo = Topology::detect().context("reading the CPU topology")?;
         let m = Manifest {
             config: text.clone(),
             config_path: path.display().to_string(),
@@ -505,6 +590,33 @@ pub fn run(args: &SweepArgs) -> Result<i32> {
 mod tests {
     use super::*;
 
+    const M: Machine = Machine { cores: 6, cpus: 12 };
+
+    #[test]
+    fn symbolic_thread_counts_and_models() {
+        let s = Sweep::parse(
+            "threads = [\"powers-of-two\", \"cores\", \"cpus\", 2]\nrmr = [\"none\", \"cc\"]",
+            Path::new("s.toml"),
+            M,
+        )
+        .unwrap();
+        let t: Vec<Option<usize>> = s.points.iter().map(|p| p.threads).collect();
+        let want = [1, 2, 4, 6, 12].map(Some);
+        assert_eq!(t[..5], want);
+        assert_eq!(t[5..], want);
+        assert_eq!(s.points[0].rmr, None);
+        assert_eq!(s.points[5].rmr, Some(crate::mem::Model::Cc));
+        assert_eq!(s.points[5].id(), "t=1 rmr=cc");
+        let e = Sweep::parse("threads = \"all\"", Path::new("s.toml"), M)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("powers-of-two"), "{e}");
+        let e = Sweep::parse("rmr = \"x\"", Path::new("s.toml"), M)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("cc-wb"), "{e}");
+    }
+
     #[test]
     fn the_matrix_of_a_config_with_lists() {
         let text = r#"
@@ -516,7 +628,7 @@ mod tests {
             k = 2
             repeat = 2
         "#;
-        let s = Sweep::parse(text, Path::new("s.toml")).unwrap();
+        let s = Sweep::parse(text, Path::new("s.toml"), M).unwrap();
         assert_eq!(s.points.len(), 8);
         assert_eq!(s.points[0].id(), "t=1 mix=distinct cs=0 k=2");
         assert_eq!(s.points[1].id(), "t=2 mix=distinct cs=0 k=2");
@@ -524,34 +636,84 @@ mod tests {
         assert!(s.base.get("cs").is_none() && s.base.get("threads").is_none());
         assert_eq!(s.base["repeat"].as_integer(), Some(2));
         // Comments and layout do not change the hash; values do.
-        let same = Sweep::parse(&text.replace("# comment", ""), Path::new("s.toml")).unwrap();
+        let same = Sweep::parse(&text.replace("# comment", ""), Path::new("s.toml"), M).unwrap();
         assert_eq!(same.hash, s.hash);
         let other = Sweep::parse(
             &text.replace("repeat = 2", "repeat = 3"),
             Path::new("s.toml"),
+            M,
         )
         .unwrap();
         assert_ne!(other.hash, s.hash);
         // No lists: one point, the run defaults.
-        let one = Sweep::parse("lock = \"all\"", Path::new("s.toml")).unwrap();
+        let one = Sweep::parse("lock = \"all\"", Path::new("s.toml"), M).unwrap();
         assert_eq!(one.points.len(), 1);
         assert_eq!(one.points[0].id(), "t=default");
     }
 
     #[test]
     fn bad_sweeps_say_what_to_fix() {
-        let e = Sweep::parse("threads = [1, 1]", Path::new("s.toml"))
+        let e = Sweep::parse("mix = [\"single\", \"single\"]", Path::new("s.toml"), M)
             .unwrap_err()
             .0;
         assert!(e.contains("twice"), "{e}");
-        let e = Sweep::parse("threads = [\"x\"]", Path::new("s.toml"))
+        let e = Sweep::parse("k = [\"x\"]", Path::new("s.toml"), M)
             .unwrap_err()
             .0;
         assert!(e.contains("whole number"), "{e}");
-        let e = Sweep::parse("threads = [", Path::new("s.toml"))
+        let e = Sweep::parse("threads = [", Path::new("s.toml"), M)
             .unwrap_err()
             .0;
         assert!(e.contains("malformed sweep config"), "{e}");
+    }
+
+    #[test]
+    fn every_run_suite_is_a_valid_sweep_here() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench-configs");
+        let topo = Topology::detect().unwrap();
+        let machine = Machine {
+            cores: topo.physical_cores(),
+            cpus: topo.logical_cpus(),
+        };
+        let mut checked = Vec::new();
+        for e in fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(
+                text.starts_with("# "),
+                "{} has no header comment",
+                path.display()
+            );
+            if text.contains("[[figure]]") {
+                continue; // a simulator suite (lockbench sim --paper)
+            }
+            let sweep = Sweep::parse(&text, &path, machine)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let tmp = tempfile::NamedTempFile::new().unwrap();
+            fs::write(tmp.path(), toml::to_string(&sweep.base).unwrap()).unwrap();
+            let plans = validate(&sweep, tmp.path())
+                .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            assert!(
+                plans.iter().all(|(_, _, reps)| *reps > 0),
+                "{}",
+                path.display()
+            );
+            checked.push(path.file_stem().unwrap().to_string_lossy().into_owned());
+        }
+        checked.sort();
+        for suite in [
+            "gme-mixes",
+            "k-exclusion",
+            "mutex-family",
+            "quick",
+            "rmr-correlation",
+            "scaling",
+        ] {
+            assert!(
+                checked.iter().any(|c| c == suite),
+                "{suite} not checked: {checked:?}"
+            );
+        }
     }
 
     #[test]
