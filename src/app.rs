@@ -481,6 +481,13 @@ fn summarize(
         per_round,
         repeat: reps.len(),
         latency_ns: lat(|l| &l.entry),
+        latency_histogram: acc
+            .latency
+            .as_ref()
+            .filter(|l| !l.entry.is_empty())
+            .and_then(|l| {
+                crate::report::hlog::encode(&crate::report::hlog::ticks_to_ns(&l.entry, npt))
+            }),
         passage_ns: lat(|l| &l.passage),
         exit_ns: lat(|l| &l.exit),
         per_thread_passages: per_thread.iter().map(|t| t.passages).collect(),
@@ -688,14 +695,19 @@ fn check_out(opts: &RunArgs) -> Result<(), UsageError> {
 struct LazyStore {
     root: std::path::PathBuf,
     what: String,
+    /// Save into this directory instead of a new `run-<UTC time>/` under `root` (a sweep's).
+    fixed: Option<std::path::PathBuf>,
     store: Option<Store>,
 }
 
 impl LazyStore {
     fn get(&mut self) -> Result<&mut Store, UsageError> {
         if self.store.is_none() {
-            let s = Store::create(&self.root)
-                .map_err(|e| UsageError(format!("{} {}: {e:#}", self.what, self.root.display())))?;
+            let s = match &self.fixed {
+                Some(dir) => Store::at(dir),
+                None => Store::create(&self.root),
+            }
+            .map_err(|e| UsageError(format!("{} {}: {e:#}", self.what, self.root.display())))?;
             self.store = Some(s);
         }
         Ok(self.store.as_mut().expect("just made"))
@@ -706,12 +718,76 @@ impl LazyStore {
     }
 }
 
+/// A progress callback: (repetitions done, repetitions planned, what just ran).
+pub type Progress<'a> = dyn FnMut(usize, usize, &str) + 'a;
+
+/// What a caller of the run engine ([`run_with`]) adds to a plain `run`: where results go,
+/// silence, a progress callback, calibrations carried over from an earlier invocation.
+#[derive(Default)]
+pub struct Hooks<'a> {
+    /// Save into this directory (created when missing) instead of a new `run-<UTC time>/`
+    /// under `--out`.
+    pub dir: Option<std::path::PathBuf>,
+    /// Print warnings only: no progress lines, no table.
+    pub quiet: bool,
+    /// Called after each repetition with (repetitions done, repetitions planned, what ran).
+    pub progress: Option<&'a mut Progress<'a>>,
+    /// Calibrations to reuse instead of measuring them again.
+    pub calibration: Option<Calibration>,
+}
+
+/// What every `run` measures before its runs: the latency sampling rate, the harness's cost
+/// per passage and the harness fidelity of a reference lock.
+#[derive(Clone, Debug)]
+pub struct Calibration {
+    /// One passage in this many is timed.
+    pub latency_sample: u64,
+    /// ns the harness adds per passage.
+    pub overhead: f64,
+    /// Harness/bare throughput of the reference lock.
+    pub fidelity: Option<FidelityPoint>,
+}
+
+/// What [`run_with`] returns.
+pub struct Outcome {
+    /// The exit code `run` would return.
+    pub code: i32,
+    /// The final results.
+    pub results: Vec<RunResult>,
+    /// Every planned repetition was attempted (false: stopped early).
+    pub complete: bool,
+    /// The calibrations used, for the next invocation to reuse.
+    pub calibration: Calibration,
+}
+
+/// Repetitions `run` would make with `opts` (runs × rounds): `opts` layered and validated as
+/// `run` validates them, so a sweep checks every point before measuring any.
+pub fn planned_repetitions(opts: &RunArgs) -> Result<usize> {
+    let topo = Topology::detect().context("reading the CPU topology")?;
+    let mut plan = plan(opts, &topo)?;
+    if opts.rmr.is_some() {
+        plan.runs.retain(|r| r.entry.counting.is_some());
+    }
+    Ok(plan.runs.len() * opts.rounds())
+}
+
 /// `lockbench run`: returns the process exit code (0 ok; 1 a safety failure, stall or FCFS
 /// overtaking; 2 bad input; 3 nothing measured; 128 + signal when interrupted).
 pub fn run(args: &RunArgs) -> Result<i32> {
     let mut opts = args.layered()?;
     let limits = Limits::detect();
-    let mut early_warnings = opts.validate(&limits)?;
+    let warnings = opts.validate(&limits)?;
+    Ok(run_with(&opts, warnings, &limits, Hooks::default())?.code)
+}
+
+/// The run engine behind `run` and `sweep`: `opts` already layered and validated (with the
+/// warnings validation gave).
+pub fn run_with(
+    opts: &RunArgs,
+    mut early_warnings: Vec<String>,
+    limits: &Limits,
+    mut hooks: Hooks,
+) -> Result<Outcome> {
     let counter_specs = match opts.counters.as_deref().map(str::trim) {
         None => counters::default_specs(),
         Some("none") | Some("") => Vec::new(),
@@ -720,7 +796,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     };
     let topo = Topology::detect().context("reading the CPU topology")?;
     let host = Host::detect(&topo);
-    let mut plan = plan(&opts, &topo)?;
+    let mut plan = plan(opts, &topo)?;
     let most = crate::mem::counting::MAX_PROCESSES;
     if opts.rmr.is_some()
         && opts
@@ -759,12 +835,15 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             }
         }
     }
-    check_out(&opts)?;
+    if hooks.dir.is_none() {
+        check_out(opts)?;
+    }
     early_warnings.append(&mut plan.warnings);
     plan.warnings = early_warnings;
     let mut store = LazyStore {
         root: opts.out(),
         what: opts.name("out"),
+        fixed: hooks.dir.clone(),
         store: None,
     };
     crate::runner::catch_interrupts();
@@ -776,9 +855,13 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     // Calibrations, before anything is measured: what timing one passage costs (which sets
     // the sampling rate), what the harness adds to an empty loop, and the harness/bare ratio
     // of a reference lock.
-    let latency_sample = opts
-        .latency_sample
-        .unwrap_or_else(|| auto_latency_sample(timed_passage_cost_ns()));
+    let carried = hooks.calibration.take();
+    let latency_sample = opts.latency_sample.unwrap_or_else(|| {
+        carried.as_ref().map_or_else(
+            || auto_latency_sample(timed_passage_cost_ns()),
+            |c| c.latency_sample,
+        )
+    });
     if opts.trace && opts.latency_sample.is_some_and(|n| n != 1) {
         let _ = writeln!(
             err,
@@ -787,14 +870,19 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         );
     }
     let latency_sample = if opts.trace { 1 } else { latency_sample };
-    let overhead = match noop_overhead(&plan.placement, latency_sample, 5) {
-        Ok(f) => f.added_ns_per_passage.unwrap_or(f64::NAN),
-        Err(e) => {
-            let _ = writeln!(err, "warning: harness overhead not measured: {e}");
-            f64::NAN
-        }
+    let overhead = match &carried {
+        Some(c) => c.overhead,
+        None => match noop_overhead(&plan.placement, latency_sample, 5) {
+            Ok(f) => f.added_ns_per_passage.unwrap_or(f64::NAN),
+            Err(e) => {
+                let _ = writeln!(err, "warning: harness overhead not measured: {e}");
+                f64::NAN
+            }
+        },
     };
-    let fidelity = {
+    let fidelity = if let Some(c) = &carried {
+        c.fidelity.clone()
+    } else {
         let t = fidelity_template(
             lookup(FIDELITY_REFERENCE)?,
             1,
@@ -812,7 +900,14 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             }
         }
     };
+    let calibration = Calibration {
+        latency_sample,
+        overhead,
+        fidelity: fidelity.clone(),
+    };
     let rounds = opts.rounds();
+    let quiet_err = &mut std::io::sink();
+    let err: &mut dyn std::io::Write = if hooks.quiet { quiet_err } else { err };
     let _ = writeln!(
         err,
         "lockbench: {} runs × {rounds} round{} (each round runs every one once, shuffled){}, results under {}",
@@ -841,7 +936,7 @@ pub fn run(args: &RunArgs) -> Result<i32> {
         );
     }
     let ctx = Common {
-        opts: &opts,
+        opts,
         host: &host,
         overhead,
         fidelity,
@@ -950,6 +1045,19 @@ pub fn run(args: &RunArgs) -> Result<i32> {
             // Saved now, so nothing measured is lost; rewritten as later rounds add to it.
             let result = result_of(i, &accs);
             let path = store.get()?.save_slot(i, &result)?;
+            if let Some(progress) = hooks.progress.as_mut() {
+                progress(
+                    done,
+                    total,
+                    &format!(
+                        "{} t={} {} round {}",
+                        result.lock,
+                        result.threads,
+                        result.mix,
+                        round + 1
+                    ),
+                );
+            }
             let last = &accs[i].reps.last().expect("just pushed").1;
             let _ = writeln!(
                 err,
@@ -988,8 +1096,10 @@ pub fn run(args: &RunArgs) -> Result<i32> {
     let format = opts.format();
     let out = format.exporter().export(&results);
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(out.as_bytes())?;
-    if format == Format::Table {
+    if !hooks.quiet {
+        stdout.write_all(out.as_bytes())?;
+    }
+    if format == Format::Table && !hooks.quiet {
         for r in &results {
             for w in r.warnings.iter().filter(|w| !plan.warnings.contains(w)) {
                 writeln!(stdout, "note: {}: {w}", r.lock)?;
@@ -1016,9 +1126,19 @@ pub fn run(args: &RunArgs) -> Result<i32> {
                     .display()
                     .to_string())
         );
-        return Ok(128 + sig);
+        return Ok(Outcome {
+            code: 128 + sig,
+            results,
+            complete: false,
+            calibration,
+        });
     }
-    Ok(exit_summary(&results, !failures.is_empty(), err))
+    Ok(Outcome {
+        code: exit_summary(&results, !failures.is_empty(), err),
+        results,
+        complete: done == total,
+        calibration,
+    })
 }
 
 /// Says on stderr what went wrong or deserves a look, and returns the exit code: 1 for a

@@ -50,6 +50,16 @@ pub enum Command {
     /// Count RMRs per passage under the papers' models (cc, cc-wb, dsm) on a deterministic
     /// schedule, beside the paper's bound.
     Rmr(RmrArgs),
+    /// Render a directory of results as report.md with SVG plots and HdrHistogram interval
+    /// logs.
+    Report(crate::report::render::ReportArgs),
+    /// Compare two result sets point by point: B/A throughput with its interval, differences
+    /// beyond the noise flagged; --fail-above X% exits 1 on a regression (for CI).
+    Compare(crate::compare::CompareArgs),
+    /// Run a config with lists (threads, mix, cs, think, k, cs-lines) as a matrix of points,
+    /// with a progress bar; each finished point is saved at once and --resume DIR finishes an
+    /// interrupted sweep.
+    Sweep(crate::sweep::SweepArgs),
 }
 
 /// Options of `rmr`.

@@ -3,6 +3,7 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod compare;
 pub mod config;
 pub mod hw;
 pub mod locks;
@@ -12,5 +13,6 @@ pub mod mp;
 pub mod report;
 pub mod rmr;
 pub mod runner;
+pub mod sweep;
 pub mod verify;
 pub mod workload;

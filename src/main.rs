@@ -65,5 +65,8 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::Rmr(args) => lockbench::app::rmr(&args),
         Command::Sim(args) => lockbench::mp::cli::sim(&args),
         Command::MpRun(args) => lockbench::mp::cli::mp_run(&args),
+        Command::Report(args) => lockbench::report::render::report(&args),
+        Command::Compare(args) => lockbench::compare::run(&args),
+        Command::Sweep(args) => lockbench::sweep::run(&args),
     }
 }

@@ -1,7 +1,11 @@
 //! Results and their exports: an aligned table for people, JSON (the machine-readable
 //! contract), CSV and Markdown. Every export is one [`Exporter`].
 
+pub mod hlog;
+pub mod plots;
+pub mod render;
 pub mod result;
+pub mod saved;
 pub mod store;
 
 use std::fmt::Write as _;

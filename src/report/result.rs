@@ -153,6 +153,10 @@ pub struct RunResult {
     /// Entry latency (request → inside), ns, over all rounds; `count` is the number of sampled
     /// passages it rests on.
     pub latency_ns: LatencySummary,
+    /// The entry-latency histogram behind `latency_ns`, in ns: HdrHistogram V2 with deflate,
+    /// base64 (as in an interval log line); null when nothing was sampled. `lockbench report`
+    /// exports it as an interval log (`.hlog`).
+    pub latency_histogram: Option<String>,
     /// Whole passage (request to the next request: enter, CS, exit, think), ns.
     pub passage_ns: LatencySummary,
     /// Exit latency (the exit section, start to end: bounded exit, P3), ns.

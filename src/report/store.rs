@@ -79,6 +79,16 @@ impl Store {
         })
     }
 
+    /// Saves into `dir` (created when missing), as a sweep does for the point it measures.
+    pub fn at(dir: &Path) -> Result<Store> {
+        fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            slots: Vec::new(),
+        })
+    }
+
     /// The directory results go to.
     pub fn dir(&self) -> &Path {
         &self.dir

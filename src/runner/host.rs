@@ -1,6 +1,7 @@
 //! The machine a run took place on, as recorded beside its results.
 
 use std::ffi::CStr;
+use std::path::Path;
 
 use super::topology::Topology;
 
@@ -26,6 +27,118 @@ pub struct Host {
     pub hostname: Option<String>,
     /// What the topology had to assume or leave out.
     pub notes: Vec<String>,
+    /// Settings that move figures: frequency scaling, SMT, clocks, isolation.
+    #[serde(flatten)]
+    pub env: Environment,
+}
+
+/// The settings of a machine that move benchmark figures, read from sysfs and procfs; each is
+/// `null` when its file is missing or unreadable (a container, a VM, another architecture).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Environment {
+    /// cpufreq governors of the online CPUs (`performance`; several joined by `,` when CPUs
+    /// differ).
+    pub governor: Option<String>,
+    /// Frequency boost (turbo) enabled: `cpufreq/boost`, or the inverse of intel_pstate's
+    /// `no_turbo`.
+    pub boost: Option<bool>,
+    /// SMT control: `on`, `off`, `forceoff`, `notsupported`, `notimplemented`.
+    pub smt_control: Option<String>,
+    /// CPU microcode revision (`/proc/cpuinfo`).
+    pub microcode: Option<String>,
+    /// Current clock source (`tsc`, `kvm-clock`, `hpet`, ...).
+    pub clocksource: Option<String>,
+    /// The TSC flags the CPU reports (`tsc`, `rdtscp`, `constant_tsc`, `nonstop_tsc`,
+    /// `tsc_known_freq`, `tsc_reliable`); null without a flags line.
+    pub tsc_flags: Option<Vec<String>>,
+    /// CPUs isolated from the scheduler (`isolcpus`; empty: none).
+    pub isolated_cpus: Option<String>,
+    /// CPUs in adaptive-tick mode (`nohz_full`; empty: none).
+    pub nohz_full: Option<String>,
+    /// Running under a hypervisor (the `hypervisor` CPU flag).
+    pub hypervisor: Option<bool>,
+}
+
+/// The TSC flags worth recording.
+const TSC_FLAGS: [&str; 6] = [
+    "tsc",
+    "rdtscp",
+    "constant_tsc",
+    "nonstop_tsc",
+    "tsc_known_freq",
+    "tsc_reliable",
+];
+
+fn read_trimmed(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+impl Environment {
+    /// Reads the environment under `root` (`/` for this machine; a directory laid out like it
+    /// in tests).
+    pub fn read(root: &Path) -> Environment {
+        let cpu = root.join("sys/devices/system/cpu");
+        let mut governors: Vec<String> = Vec::new();
+        if let Ok(entries) = std::fs::read_dir(&cpu) {
+            let mut dirs: Vec<_> = entries
+                .filter_map(|e| e.ok())
+                .map(|e| e.path())
+                .filter(|p| {
+                    p.file_name()
+                        .and_then(|n| n.to_str())
+                        .and_then(|n| n.strip_prefix("cpu"))
+                        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                })
+                .collect();
+            dirs.sort();
+            for d in dirs {
+                if let Some(g) = read_trimmed(&d.join("cpufreq/scaling_governor")) {
+                    if !g.is_empty() && !governors.contains(&g) {
+                        governors.push(g);
+                    }
+                }
+            }
+        }
+        let boost = read_trimmed(&cpu.join("cpufreq/boost"))
+            .map(|v| v == "1")
+            .or_else(|| read_trimmed(&cpu.join("intel_pstate/no_turbo")).map(|v| v == "0"));
+        let cpuinfo = std::fs::read_to_string(root.join("proc/cpuinfo")).unwrap_or_default();
+        let field = |key: &str| {
+            cpuinfo.lines().find_map(|line| {
+                let (k, v) = line.split_once(':')?;
+                (k.trim() == key).then(|| v.trim().to_string())
+            })
+        };
+        let flags = field("flags");
+        Environment {
+            governor: (!governors.is_empty()).then(|| governors.join(",")),
+            boost,
+            smt_control: read_trimmed(&cpu.join("smt/control")).filter(|s| !s.is_empty()),
+            microcode: field("microcode").filter(|s| !s.is_empty()),
+            clocksource: read_trimmed(
+                &root.join("sys/devices/system/clocksource/clocksource0/current_clocksource"),
+            )
+            .filter(|s| !s.is_empty()),
+            tsc_flags: flags.as_ref().map(|f| {
+                TSC_FLAGS
+                    .iter()
+                    .filter(|t| f.split_whitespace().any(|x| x == **t))
+                    .map(|t| t.to_string())
+                    .collect()
+            }),
+            isolated_cpus: read_trimmed(&cpu.join("isolated")),
+            nohz_full: read_trimmed(&cpu.join("nohz_full")).map(|s| {
+                if s == "(null)" {
+                    String::new()
+                } else {
+                    s
+                }
+            }),
+            hypervisor: flags.map(|f| f.split_whitespace().any(|x| x == "hypervisor")),
+        }
+    }
 }
 
 impl Host {
@@ -39,7 +152,10 @@ impl Host {
             Some((release, nodename)) => (Some(release), Some(nodename)),
             None => (proc_kernel("osrelease"), proc_kernel("hostname")),
         };
-        Host::new(topology, cpu_model, kernel, hostname)
+        Host {
+            env: Environment::read(Path::new("/")),
+            ..Host::new(topology, cpu_model, kernel, hostname)
+        }
     }
 
     /// A host of the given topology and names.
@@ -59,6 +175,7 @@ impl Host {
             kernel,
             hostname,
             notes: topology.notes.clone(),
+            env: Environment::default(),
         }
     }
 }
@@ -146,5 +263,60 @@ mod tests {
         let json = serde_json::to_value(Host::new(&topology, None, None, None)).unwrap();
         assert!(json["cpu_model"].is_null());
         assert_eq!(json["logical_cpus"], 3);
+        // The environment sits beside the counts, null when unknown.
+        assert!(json["governor"].is_null() && json["tsc_flags"].is_null());
+    }
+
+    #[test]
+    fn environment_from_sysfs_and_procfs() {
+        let root = tempfile::tempdir().unwrap();
+        let w = |path: &str, text: &str| {
+            let p = root.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        };
+        w(
+            "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
+            "performance\n",
+        );
+        w(
+            "sys/devices/system/cpu/cpu1/cpufreq/scaling_governor",
+            "powersave\n",
+        );
+        w(
+            "sys/devices/system/cpu/cpu10/cpufreq/scaling_governor",
+            "performance\n",
+        );
+        w("sys/devices/system/cpu/intel_pstate/no_turbo", "1\n");
+        w("sys/devices/system/cpu/smt/control", "on\n");
+        w("sys/devices/system/cpu/isolated", "2-3\n");
+        w("sys/devices/system/cpu/nohz_full", "(null)\n");
+        w(
+            "sys/devices/system/clocksource/clocksource0/current_clocksource",
+            "tsc\n",
+        );
+        w(
+            "proc/cpuinfo",
+            "processor\t: 0\nmicrocode\t: 0xde\nflags\t\t: fpu tsc msr rdtscp constant_tsc nonstop_tsc hypervisor\n",
+        );
+        let env = Environment::read(root.path());
+        assert_eq!(env.governor.as_deref(), Some("performance,powersave"));
+        assert_eq!(env.boost, Some(false));
+        assert_eq!(env.smt_control.as_deref(), Some("on"));
+        assert_eq!(env.microcode.as_deref(), Some("0xde"));
+        assert_eq!(env.clocksource.as_deref(), Some("tsc"));
+        assert_eq!(
+            env.tsc_flags.unwrap(),
+            vec!["tsc", "rdtscp", "constant_tsc", "nonstop_tsc"]
+        );
+        assert_eq!(env.isolated_cpus.as_deref(), Some("2-3"));
+        assert_eq!(env.nohz_full.as_deref(), Some(""));
+        assert_eq!(env.hypervisor, Some(true));
+        // cpufreq/boost wins over intel_pstate.
+        w("sys/devices/system/cpu/cpufreq/boost", "1\n");
+        assert_eq!(Environment::read(root.path()).boost, Some(true));
+        // Nothing there: every field null, no error.
+        let empty = tempfile::tempdir().unwrap();
+        assert_eq!(Environment::read(empty.path()), Environment::default());
     }
 }

@@ -1,0 +1,517 @@
+//! `lockbench compare A B`: every point measured in both result sets, with the ratio of B's
+//! throughput to A's and its confidence interval from the rounds; a point whose interval
+//! excludes 1 differs beyond the noise. `--fail-above X%` turns a regression of more than X%
+//! (beyond the noise) into exit code 1, for CI.
+//!
+//! The two sets ran separately, so their rounds are not paired: the ratio is the
+//! Hodges–Lehmann estimate (the median of every ratio `b_j / a_i` of a round of B to a round of
+//! A) and its interval the distribution-free one of Moses (order statistics of those ratios at
+//! the Mann–Whitney critical value), at the level the round counts allow (95% or more when
+//! there are enough rounds; with 2 and 2 rounds only 67%).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+
+use crate::config::UsageError;
+use crate::metrics::stats::{Estimate, Interval};
+use crate::report::render::host_line;
+use crate::report::saved::{self, PointKey, Saved};
+use crate::report::{nanos, rate};
+
+/// Output formats of `compare`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    /// Aligned table.
+    Table,
+    /// Markdown table.
+    Md,
+    /// JSON array.
+    Json,
+}
+
+/// Options of `compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// The reference result set (a directory `run` or `sweep` saved to).
+    pub a: PathBuf,
+    /// The result set compared with it.
+    pub b: PathBuf,
+    /// Exit 1 when some point's throughput in B is lower than in A by more than this (e.g.
+    /// 5%) and the difference exceeds the noise.
+    #[arg(long, value_name = "X%")]
+    pub fail_above: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    pub format: CompareFormat,
+}
+
+/// One point of both sets.
+#[derive(Clone, Debug, Serialize)]
+pub struct PointComparison {
+    /// Lock.
+    pub lock: String,
+    /// Threads.
+    pub threads: usize,
+    /// Mix.
+    pub mix: String,
+    /// Critical section, ns.
+    pub cs_ns: u64,
+    /// Think time, ns.
+    pub think_ns: u64,
+    /// k.
+    pub k: usize,
+    /// RMR model of a counting-memory run (null: native).
+    pub rmr: Option<String>,
+    /// A's throughput (median over its rounds).
+    pub a_per_sec: f64,
+    /// B's throughput.
+    pub b_per_sec: f64,
+    /// Rounds of A and of B the ratio rests on.
+    pub rounds: (usize, usize),
+    /// B / A throughput: the Hodges–Lehmann estimate.
+    pub ratio: f64,
+    /// Its interval (null with one round on each side).
+    pub interval: Option<Interval>,
+    /// The interval excludes 1: B differs from A beyond the noise.
+    pub differs: bool,
+    /// B / A entry latency p99 (null when either has no samples).
+    pub p99_ratio: Option<f64>,
+    /// Slower by more than `--fail-above`, beyond the noise.
+    pub regressed: bool,
+}
+
+/// Mann–Whitney U under the null for samples of `n` and `m`: the count of arrangements
+/// giving each U, 0 ..= n·m (as f64: exact up to about 50 + 50 values).
+fn mann_whitney_counts(n: usize, m: usize) -> Vec<f64> {
+    // f[i][j] = counts for i and j values; built row by row.
+    let mut prev: Vec<Vec<f64>> = (0..=m).map(|_| vec![1.0]).collect();
+    for i in 1..=n {
+        let mut cur: Vec<Vec<f64>> = vec![vec![1.0]];
+        for j in 1..=m {
+            let mut f = vec![0.0; i * j + 1];
+            // The largest value is from the first sample (it beats all j of the second) or
+            // from the second.
+            for (u, c) in prev[j].iter().enumerate() {
+                f[u + j] += c;
+            }
+            for (u, c) in cur[j - 1].iter().enumerate() {
+                f[u] += c;
+            }
+            cur.push(f);
+        }
+        prev = cur;
+    }
+    prev.swap_remove(m)
+}
+
+/// The ratio of `b` to `a` (positive values, e.g. the rounds' throughputs): the median of
+/// every `b_j / a_i`, with Moses' interval `[r(k), r(N−k+1)]` for the largest `k` whose
+/// coverage `1 − 2·P(U ≤ k − 1)` is still at least 95% (`k = 1`, the whole range, at the level
+/// it has, when the samples are too small for 95%). `None` when either side is empty.
+pub fn ratio_estimate(a: &[f64], b: &[f64]) -> Option<Estimate> {
+    let a: Vec<f64> = a.iter().copied().filter(|v| *v > 0.0).collect();
+    let b: Vec<f64> = b.iter().copied().filter(|v| *v > 0.0).collect();
+    if a.is_empty() || b.is_empty() {
+        return None;
+    }
+    let mut d: Vec<f64> = Vec::with_capacity(a.len() * b.len());
+    for x in &a {
+        for y in &b {
+            d.push(y.ln() - x.ln());
+        }
+    }
+    d.sort_by(|x, y| x.total_cmp(y));
+    let n = d.len();
+    let median = if n % 2 == 1 {
+        d[n / 2]
+    } else {
+        (d[n / 2 - 1] + d[n / 2]) / 2.0
+    }
+    .exp();
+    if n < 2 {
+        return Some(Estimate {
+            median,
+            interval: None,
+        });
+    }
+    let counts = mann_whitney_counts(a.len(), b.len());
+    let total: f64 = counts.iter().sum();
+    let mut cdf = Vec::with_capacity(counts.len());
+    let mut acc = 0.0;
+    for c in &counts {
+        acc += c;
+        cdf.push(acc / total);
+    }
+    let coverage = |k: usize| 1.0 - 2.0 * cdf[k - 1];
+    let mut k = 1;
+    while k < n / 2 && coverage(k + 1) >= 0.95 {
+        k += 1;
+    }
+    Some(Estimate {
+        median,
+        interval: Some(Interval {
+            low: d[k - 1].exp(),
+            high: d[n - k].exp(),
+            level: coverage(k),
+        }),
+    })
+}
+
+/// `5%`, `5` or `0.5%` as a fraction.
+fn parse_percent(text: &str) -> Result<f64, UsageError> {
+    let t = text.trim().trim_end_matches('%');
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v / 100.0),
+        _ => Err(UsageError(format!(
+            "--fail-above {text:?}: give a percentage, e.g. --fail-above 5%"
+        ))),
+    }
+}
+
+/// Compares every point of `b` with the same point of `a`; points of only one side are
+/// returned apart.
+pub fn compare(
+    a: &[Saved],
+    b: &[Saved],
+    fail_above: Option<f64>,
+) -> (Vec<PointComparison>, Vec<PointKey>, Vec<PointKey>) {
+    let by_key: BTreeMap<PointKey, &Saved> = a.iter().map(|r| (r.key(), r)).collect();
+    let b_keys: BTreeMap<PointKey, &Saved> = b.iter().map(|r| (r.key(), r)).collect();
+    let mut points = Vec::new();
+    for (k, rb) in &b_keys {
+        let Some(ra) = by_key.get(k) else { continue };
+        let (xa, xb) = (ra.round_throughputs(), rb.round_throughputs());
+        let Some(e) = ratio_estimate(&xa, &xb) else {
+            continue;
+        };
+        let differs = e.interval.is_some_and(|i| !i.contains(1.0));
+        let p99_ratio = (ra.latency_ns.p99 > 0.0 && rb.latency_ns.p99 > 0.0)
+            .then(|| rb.latency_ns.p99 / ra.latency_ns.p99);
+        points.push(PointComparison {
+            lock: k.lock.clone(),
+            threads: k.threads,
+            mix: k.mix.clone(),
+            cs_ns: k.cs_ns,
+            think_ns: k.think_ns,
+            k: k.k,
+            rmr: (!k.rmr.is_empty()).then(|| k.rmr.clone()),
+            a_per_sec: ra.throughput_per_sec,
+            b_per_sec: rb.throughput_per_sec,
+            rounds: (xa.len(), xb.len()),
+            ratio: e.median,
+            interval: e.interval,
+            differs,
+            p99_ratio,
+            regressed: differs && fail_above.is_some_and(|x| e.median < 1.0 - x),
+        });
+    }
+    let only_a = by_key
+        .keys()
+        .filter(|k| !b_keys.contains_key(k))
+        .cloned()
+        .collect();
+    let only_b = b_keys
+        .keys()
+        .filter(|k| !by_key.contains_key(k))
+        .cloned()
+        .collect();
+    (points, only_a, only_b)
+}
+
+fn verdict(p: &PointComparison) -> &'static str {
+    match (p.interval, p.differs) {
+        (None, _) => "? (1 round)",
+        (Some(_), false) => "no diff",
+        (Some(_), true) if p.regressed => "SLOWER !",
+        (Some(_), true) if p.ratio < 1.0 => "slower",
+        (Some(_), true) => "faster",
+    }
+}
+
+fn config(p: &PointComparison) -> String {
+    let mut s = format!(
+        "cs {} think {}",
+        nanos(p.cs_ns as f64),
+        nanos(p.think_ns as f64)
+    );
+    if p.k > 1 {
+        let _ = write!(s, " k {}", p.k);
+    }
+    if let Some(m) = &p.rmr {
+        let _ = write!(s, " rmr {m}");
+    }
+    s
+}
+
+fn rows(points: &[PointComparison]) -> Vec<[String; 9]> {
+    points
+        .iter()
+        .map(|p| {
+            [
+                p.lock.clone(),
+                p.threads.to_string(),
+                p.mix.clone(),
+                config(p),
+                rate(p.a_per_sec),
+                rate(p.b_per_sec),
+                match p.interval {
+                    Some(i) => format!(
+                        "{:.3} [{:.3}–{:.3}, {:.0}%]",
+                        p.ratio,
+                        i.low,
+                        i.high,
+                        i.level * 100.0
+                    ),
+                    None => format!("{:.3}", p.ratio),
+                },
+                verdict(p).to_string(),
+                p.p99_ratio.map_or("-".into(), |r| format!("{r:.2}")),
+            ]
+        })
+        .collect()
+}
+
+const HEADERS: [&str; 9] = [
+    "lock",
+    "thr",
+    "mix",
+    "config",
+    "A",
+    "B",
+    "B/A throughput [interval]",
+    "verdict",
+    "B/A p99",
+];
+
+/// `lockbench compare A B`: exit 1 when `--fail-above` is exceeded.
+pub fn run(args: &CompareArgs) -> Result<i32> {
+    let fail_above = args.fail_above.as_deref().map(parse_percent).transpose()?;
+    let a = saved::load(&args.a)?;
+    let b = saved::load(&args.b)?;
+    let (points, only_a, only_b) = compare(&a, &b, fail_above);
+    if points.is_empty() {
+        return Err(UsageError(format!(
+            "no point of {} was measured in {} too (same lock, threads, mix, cs, think, k): compare result sets of the same configuration",
+            args.b.display(),
+            args.a.display()
+        ))
+        .into());
+    }
+    let mut out = String::new();
+    match args.format {
+        CompareFormat::Json => {
+            out = serde_json::to_string_pretty(&points)? + "\n";
+        }
+        CompareFormat::Md | CompareFormat::Table => {
+            let md = args.format == CompareFormat::Md;
+            let _ = writeln!(
+                out,
+                "{}A: {} ({}; lockbench {})",
+                if md { "- " } else { "" },
+                args.a.display(),
+                host_line(&a[0].host),
+                a[0].version
+            );
+            let _ = writeln!(
+                out,
+                "{}B: {} ({}; lockbench {})",
+                if md { "- " } else { "" },
+                args.b.display(),
+                host_line(&b[0].host),
+                b[0].version
+            );
+            let _ = writeln!(
+                out,
+                "{}B/A = Hodges–Lehmann ratio of the rounds' throughputs with Moses' interval; a point differs when its interval excludes 1{}\n",
+                if md { "- " } else { "" },
+                fail_above.map_or(String::new(), |x| format!(
+                    "; SLOWER ! = below {:.3} (--fail-above {:.1}%) and beyond the noise",
+                    1.0 - x,
+                    x * 100.0
+                ))
+            );
+            let rows = rows(&points);
+            if md {
+                let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
+                let _ = writeln!(out, "|{}", "---|".repeat(HEADERS.len()));
+                for r in &rows {
+                    let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+                    let _ = writeln!(out, "| {} |", cells.join(" | "));
+                }
+            } else {
+                let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
+                for r in &rows {
+                    for (i, c) in r.iter().enumerate() {
+                        widths[i] = widths[i].max(c.chars().count());
+                    }
+                }
+                let line = |cells: Vec<&str>| {
+                    let mut s = String::new();
+                    for (i, c) in cells.iter().enumerate() {
+                        let pad = " ".repeat(widths[i] - c.chars().count());
+                        if matches!(i, 1 | 4 | 5 | 8) {
+                            let _ = write!(s, "{pad}{c}  ");
+                        } else {
+                            let _ = write!(s, "{c}{pad}  ");
+                        }
+                    }
+                    s.trim_end().to_string() + "\n"
+                };
+                out.push_str(&line(HEADERS.to_vec()));
+                let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+                out.push_str(&line(rule.iter().map(String::as_str).collect()));
+                for r in &rows {
+                    out.push_str(&line(r.iter().map(String::as_str).collect()));
+                }
+            }
+            let slower = points.iter().filter(|p| p.differs && p.ratio < 1.0).count();
+            let faster = points.iter().filter(|p| p.differs && p.ratio > 1.0).count();
+            let _ = writeln!(
+                out,
+                "\n{} points compared: {slower} slower, {faster} faster beyond the noise, {} within it",
+                points.len(),
+                points.len() - slower - faster
+            );
+            for (side, keys) in [("A", &only_a), ("B", &only_b)] {
+                if !keys.is_empty() {
+                    let names: Vec<String> = keys
+                        .iter()
+                        .map(|k| format!("{} t={} {}", k.lock, k.threads, k.mix))
+                        .collect();
+                    let _ = writeln!(out, "only in {side}: {}", names.join(", "));
+                }
+            }
+        }
+    }
+    print!("{out}");
+    let regressed: Vec<&PointComparison> = points.iter().filter(|p| p.regressed).collect();
+    if let (Some(x), false) = (fail_above, regressed.is_empty()) {
+        let names: Vec<String> = regressed
+            .iter()
+            .map(|p| format!("{} t={} {} ({:.3}x)", p.lock, p.threads, p.mix, p.ratio))
+            .collect();
+        eprintln!(
+            "error: {} point(s) slower by more than {:.1}% beyond the noise: {}",
+            regressed.len(),
+            x * 100.0,
+            names.join(", ")
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mann_whitney_null_distribution() {
+        // n = m = 2: U takes 0..=4 with counts 1 1 2 1 1 (6 arrangements).
+        assert_eq!(mann_whitney_counts(2, 2), vec![1.0, 1.0, 2.0, 1.0, 1.0]);
+        let c = mann_whitney_counts(5, 5);
+        assert_eq!(c.len(), 26);
+        assert_eq!(c.iter().sum::<f64>(), 252.0);
+        assert_eq!(c[..4], [1.0, 1.0, 2.0, 3.0]);
+        assert_eq!(mann_whitney_counts(3, 1), vec![1.0, 1.0, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn ratios_and_their_intervals() {
+        let a = [100.0, 104.0, 98.0, 101.0, 99.0];
+        let same = ratio_estimate(&a, &a).unwrap();
+        assert!((same.median - 1.0).abs() < 1e-12);
+        assert!(same.interval.unwrap().contains(1.0));
+        let b: Vec<f64> = a.iter().map(|x| x * 2.0).collect();
+        let e = ratio_estimate(&a, &b).unwrap();
+        assert!((e.median - 2.0).abs() < 1e-12);
+        let i = e.interval.unwrap();
+        assert!(!i.contains(1.0) && i.contains(2.0));
+        // 5 and 5 rounds: k = 3, coverage 1 − 2·4/252.
+        assert!((i.level - (1.0 - 8.0 / 252.0)).abs() < 1e-12, "{}", i.level);
+        // One round each: a ratio, no interval.
+        let one = ratio_estimate(&[10.0], &[5.0]).unwrap();
+        assert!((one.median - 0.5).abs() < 1e-12 && one.interval.is_none());
+        // Two rounds each: the whole range at 67%.
+        let two = ratio_estimate(&[10.0, 12.0], &[10.0, 11.0]).unwrap();
+        let i = two.interval.unwrap();
+        assert!((i.level - 2.0 / 3.0).abs() < 1e-12);
+        assert!((i.low - 10.0 / 12.0).abs() < 1e-12 && (i.high - 1.1).abs() < 1e-12);
+        assert!(ratio_estimate(&[], &[1.0]).is_none());
+    }
+
+    #[test]
+    fn coverage_holds_by_simulation() {
+        // B is 1.2 × A with multiplicative noise: Moses' interval from 5 and 5 rounds covers
+        // 1.2 at least 95% of the time.
+        let mut rng = crate::workload::rng::Rng::new(7, 0);
+        let trials = 4000;
+        let mut covered = 0;
+        for _ in 0..trials {
+            let a: Vec<f64> = (0..5)
+                .map(|_| 100.0 * (1.0 + 0.2 * rng.next_f64()))
+                .collect();
+            let b: Vec<f64> = (0..5)
+                .map(|_| 120.0 * (1.0 + 0.2 * rng.next_f64()))
+                .collect();
+            if ratio_estimate(&a, &b)
+                .unwrap()
+                .interval
+                .unwrap()
+                .contains(1.2)
+            {
+                covered += 1;
+            }
+        }
+        let rate = covered as f64 / trials as f64;
+        assert!(rate > 0.955, "coverage {rate}");
+    }
+
+    #[test]
+    fn percentages() {
+        assert_eq!(parse_percent("5%").unwrap(), 0.05);
+        assert_eq!(parse_percent("12.5").unwrap(), 0.125);
+        assert!(parse_percent("-1").is_err());
+        assert!(parse_percent("abc")
+            .unwrap_err()
+            .0
+            .contains("e.g. --fail-above 5%"));
+    }
+
+    #[test]
+    fn regressions_need_both_size_and_certainty() {
+        let point = |lock: &str, rounds: &[f64]| -> Saved {
+            serde_json::from_value(serde_json::json!({
+                "lock": lock, "threads": 2, "mix": "distinct", "throughput_per_sec": rounds[0],
+                "per_round": rounds.iter().enumerate()
+                    .map(|(i, t)| serde_json::json!({"round": i, "throughput_per_sec": t}))
+                    .collect::<Vec<_>>(),
+            }))
+            .unwrap()
+        };
+        let a = vec![
+            point("x", &[100.0, 101.0, 99.0, 100.5, 99.5]),
+            point("y", &[100.0, 101.0, 99.0, 100.5, 99.5]),
+            point("gone", &[1.0]),
+        ];
+        let b = vec![
+            point("x", &[80.0, 81.0, 79.0, 80.5, 79.5]),
+            point("y", &[97.0, 98.0, 96.0, 97.5, 96.5]),
+            point("new", &[1.0]),
+        ];
+        let (points, only_a, only_b) = compare(&a, &b, Some(0.10));
+        assert_eq!(points.len(), 2);
+        let x = points.iter().find(|p| p.lock == "x").unwrap();
+        assert!(x.differs && x.regressed, "{x:?}");
+        let y = points.iter().find(|p| p.lock == "y").unwrap();
+        // 3% slower beyond the noise, but within the 10% allowed.
+        assert!(y.differs && !y.regressed, "{y:?}");
+        assert_eq!(only_a[0].lock, "gone");
+        assert_eq!(only_b[0].lock, "new");
+    }
+}

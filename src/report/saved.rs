@@ -1,0 +1,423 @@
+//! Reading saved results back for `report` and `compare`: the fields they need, parsed
+//! tolerantly (missing fields take defaults), from the `results.json` a `run` or a `sweep`
+//! writes.
+//!
+//! A directory holding `results.json` is read from that file alone. A directory without one
+//! (a suite's directory, holding one `run-*/` per invocation) is read from the `results.json`
+//! of each subdirectory, in name order; when two invocations measured the same point, the later
+//! one is kept.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::config::UsageError;
+use crate::hw::results::RmrRec;
+
+/// Throughput spread over the rounds.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SavedSpread {
+    /// Smallest.
+    pub min: f64,
+    /// Median.
+    pub median: f64,
+    /// Largest.
+    pub max: f64,
+}
+
+/// One round's throughput.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SavedRound {
+    /// Round index.
+    pub round: usize,
+    /// Passages per second in that round.
+    pub throughput_per_sec: f64,
+}
+
+/// Latency percentiles, ns.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SavedLatency {
+    /// Median.
+    pub p50: f64,
+    /// 90th percentile.
+    pub p90: f64,
+    /// 99th percentile.
+    pub p99: f64,
+    /// 99.9th percentile.
+    pub p999: f64,
+    /// Largest.
+    pub max: f64,
+    /// Mean.
+    pub mean: f64,
+    /// Samples.
+    pub count: u64,
+}
+
+/// One thread's figures.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SavedThread {
+    /// Thread index.
+    pub thread: usize,
+    /// Passages.
+    pub passages: u64,
+    /// Passages per second over its window.
+    pub rate_per_sec: f64,
+}
+
+/// Processes inside together.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct SavedConcurrency {
+    /// Mean over entries.
+    pub mean: f64,
+    /// Largest.
+    pub max: u64,
+}
+
+/// One saved (lock, configuration) result.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Saved {
+    /// Lock name.
+    pub lock: String,
+    /// mutex, gme or k-exclusion.
+    pub problem: String,
+    /// Paper and figure, or "baseline".
+    pub source: String,
+    /// Threads.
+    pub threads: usize,
+    /// Processes the lock was built for.
+    pub slots: usize,
+    /// k-exclusion capacity.
+    pub k: usize,
+    /// Session mix.
+    pub mix: String,
+    /// Critical-section busy work, ns.
+    pub cs_ns: u64,
+    /// Think-time busy work, ns.
+    pub think_ns: u64,
+    /// Shared lines touched in the critical section.
+    pub cs_lines: usize,
+    /// Throughput, median over the rounds.
+    pub throughput_per_sec: f64,
+    /// Its spread.
+    pub throughput_spread: SavedSpread,
+    /// Each round's throughput.
+    pub per_round: Vec<SavedRound>,
+    /// Rounds.
+    pub repeat: usize,
+    /// Entry latency.
+    pub latency_ns: SavedLatency,
+    /// Exit latency.
+    pub exit_ns: SavedLatency,
+    /// Entry latency histogram (ns), HdrHistogram V2 + deflate, base64.
+    pub latency_histogram: Option<String>,
+    /// Per-thread figures.
+    pub per_thread: Vec<SavedThread>,
+    /// Jain's index.
+    pub fairness_jain: f64,
+    /// Processes inside together.
+    pub concurrency: Option<SavedConcurrency>,
+    /// A safety oracle ran.
+    pub safety_checked: bool,
+    /// Safety violations.
+    pub safety_violations: u64,
+    /// Register-bound failures.
+    pub invariant_failures: u64,
+    /// Why the run stalled.
+    pub stalled: Option<String>,
+    /// Baseline lock.
+    pub baseline: Option<String>,
+    /// Ratio to the baseline.
+    pub throughput_vs_baseline: Option<f64>,
+    /// Model RMRs (runs with `--rmr`).
+    pub rmr: Option<RmrRec>,
+    /// Stop rule.
+    pub stop: String,
+    /// Wait policy.
+    pub wait_policy: String,
+    /// Threads outnumbered CPUs.
+    pub oversubscribed: bool,
+    /// Warnings.
+    pub warnings: Vec<String>,
+    /// The host, as saved.
+    pub host: serde_json::Value,
+    /// lockbench version.
+    pub version: String,
+    /// When the run finished (Unix seconds).
+    pub timestamp: u64,
+}
+
+/// What identifies one measured point across result sets: everything but the figures.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PointKey {
+    /// Session mix.
+    pub mix: String,
+    /// Critical section, ns.
+    pub cs_ns: u64,
+    /// Think time, ns.
+    pub think_ns: u64,
+    /// k.
+    pub k: usize,
+    /// Shared lines in the CS.
+    pub cs_lines: usize,
+    /// RMR model the run counted under ("" for a native run).
+    pub rmr: String,
+    /// Threads.
+    pub threads: usize,
+    /// Processes the lock was built for (when more than the threads).
+    pub slots: usize,
+    /// Lock.
+    pub lock: String,
+}
+
+impl Saved {
+    /// This result's point.
+    pub fn key(&self) -> PointKey {
+        PointKey {
+            mix: self.mix.clone(),
+            cs_ns: self.cs_ns,
+            think_ns: self.think_ns,
+            k: self.k,
+            cs_lines: self.cs_lines,
+            rmr: self.rmr.as_ref().map_or(String::new(), |r| r.model.clone()),
+            threads: self.threads,
+            slots: self.slots.max(self.threads),
+            lock: self.lock.clone(),
+        }
+    }
+
+    /// The throughput of every round (the median alone for results saved without rounds).
+    pub fn round_throughputs(&self) -> Vec<f64> {
+        let v: Vec<f64> = self
+            .per_round
+            .iter()
+            .map(|r| r.throughput_per_sec)
+            .filter(|t| t.is_finite())
+            .collect();
+        if v.is_empty() {
+            vec![self.throughput_per_sec]
+        } else {
+            v
+        }
+    }
+
+    /// Whether it is a baseline lock (std, parking_lot, ticket, ...), not a paper's algorithm.
+    pub fn is_baseline(&self) -> bool {
+        self.source == "baseline" || self.source.starts_with("reference")
+    }
+}
+
+impl PointKey {
+    /// The configuration without lock and threads: what one plot or table shares.
+    pub fn scenario(&self) -> Scenario {
+        Scenario {
+            mix: self.mix.clone(),
+            cs_ns: self.cs_ns,
+            think_ns: self.think_ns,
+            k: self.k,
+            cs_lines: self.cs_lines,
+            rmr: self.rmr.clone(),
+            slots_extra: self.slots > self.threads,
+        }
+    }
+}
+
+/// A configuration shared by every lock and thread count of one plot.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Scenario {
+    /// Session mix.
+    pub mix: String,
+    /// Critical section, ns.
+    pub cs_ns: u64,
+    /// Think time, ns.
+    pub think_ns: u64,
+    /// k.
+    pub k: usize,
+    /// Shared lines in the CS.
+    pub cs_lines: usize,
+    /// RMR model ("" for native runs).
+    pub rmr: String,
+    /// Locks were built for more processes than threads ran.
+    pub slots_extra: bool,
+}
+
+impl Scenario {
+    /// `mix uniform:4, cs 200 ns, think 0 ns` (k and the rest only when they matter).
+    pub fn title(&self) -> String {
+        let mut s = format!(
+            "mix {}, cs {}, think {}",
+            self.mix,
+            super::nanos(self.cs_ns as f64),
+            super::nanos(self.think_ns as f64)
+        );
+        if self.k > 1 {
+            s.push_str(&format!(", k {}", self.k));
+        }
+        if self.cs_lines > 0 {
+            s.push_str(&format!(", {} shared lines", self.cs_lines));
+        }
+        if !self.rmr.is_empty() {
+            s.push_str(&format!(", counting memory ({})", self.rmr));
+        }
+        if self.slots_extra {
+            s.push_str(", locks sized beyond the threads");
+        }
+        s
+    }
+
+    /// A file-name part: `uniform-4_cs0_think0_k1`.
+    pub fn file_part(&self) -> String {
+        let mut s = format!(
+            "{}_cs{}_think{}_k{}",
+            file_safe(&self.mix),
+            self.cs_ns,
+            self.think_ns,
+            self.k
+        );
+        if self.cs_lines > 0 {
+            s.push_str(&format!("_lines{}", self.cs_lines));
+        }
+        if !self.rmr.is_empty() {
+            s.push_str(&format!("_rmr-{}", self.rmr));
+        }
+        if self.slots_extra {
+            s.push_str("_slots");
+        }
+        s
+    }
+}
+
+/// `hot:8:25,75` → `hot-8-25-75`.
+pub fn file_safe(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// The `results.json` files of `dir`: its own, else its subdirectories' (in name order).
+fn result_files(dir: &Path) -> Vec<PathBuf> {
+    let own = dir.join("results.json");
+    if own.is_file() {
+        return vec![own];
+    }
+    let mut subs: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|rd| {
+            rd.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.join("results.json").is_file())
+                .map(|p| p.join("results.json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    subs.sort();
+    subs
+}
+
+/// Reads every result of `dir` (a `run` or `sweep` directory, or a directory of them), one per
+/// point (the latest when several invocations measured it), in point order. A missing
+/// directory, one without results or a malformed `results.json` is bad input.
+pub fn load(dir: &Path) -> Result<Vec<Saved>, UsageError> {
+    if !dir.is_dir() {
+        return Err(UsageError(format!(
+            "{} is not a directory; give the directory `lockbench run` or `lockbench sweep` saved to (e.g. reports/run-...)",
+            dir.display()
+        )));
+    }
+    let files = result_files(dir);
+    if files.is_empty() {
+        return Err(UsageError(format!(
+            "no results.json in {} or its subdirectories; give the directory `lockbench run` or `lockbench sweep` saved to",
+            dir.display()
+        )));
+    }
+    let mut all: Vec<Saved> = Vec::new();
+    for f in &files {
+        let text = fs::read_to_string(f)
+            .map_err(|e| UsageError(format!("cannot read {}: {e}", f.display())))?;
+        let runs: Vec<Saved> = serde_json::from_str(&text).map_err(|e| {
+            UsageError(format!(
+                "{} is not a lockbench results file ({e}); give a directory `lockbench run` saved to",
+                f.display()
+            ))
+        })?;
+        all.extend(runs.into_iter().filter(|r| !r.lock.is_empty()));
+    }
+    // The latest of each point; stable order by point.
+    all.sort_by(|a, b| a.key().cmp(&b.key()).then(a.timestamp.cmp(&b.timestamp)));
+    let mut out: Vec<Saved> = Vec::new();
+    for r in all {
+        match out.last_mut() {
+            Some(last) if last.key() == r.key() => *last = r,
+            _ => out.push(r),
+        }
+    }
+    if out.is_empty() {
+        return Err(UsageError(format!(
+            "the results in {} hold no runs; run some first",
+            dir.display()
+        )));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolerant_fields_and_keys() {
+        let r: Saved = serde_json::from_str(
+            r#"{"lock": "mcs", "threads": 2, "mix": "uniform:4", "source": "baseline",
+                "per_round": [{"round": 0, "throughput_per_sec": 5.0},
+                              {"round": 1, "throughput_per_sec": 7.0}],
+                "rmr": null, "unknown": [1, 2]}"#,
+        )
+        .unwrap();
+        assert_eq!(r.round_throughputs(), vec![5.0, 7.0]);
+        assert!(r.is_baseline());
+        let k = r.key();
+        assert_eq!((k.threads, k.slots, k.rmr.as_str()), (2, 2, ""));
+        assert_eq!(k.scenario().file_part(), "uniform-4_cs0_think0_k0");
+        let alone: Saved =
+            serde_json::from_str(r#"{"lock": "a", "throughput_per_sec": 3}"#).unwrap();
+        assert_eq!(alone.round_throughputs(), vec![3.0]);
+    }
+
+    #[test]
+    fn loads_a_suite_directory_keeping_the_latest_of_each_point() {
+        let dir = tempfile::tempdir().unwrap();
+        for (sub, ts, thr) in [("run-1", 1, 10.0), ("run-2", 2, 20.0)] {
+            fs::create_dir(dir.path().join(sub)).unwrap();
+            let text = format!(
+                r#"[{{"lock": "a", "threads": 1, "timestamp": {ts}, "throughput_per_sec": {thr}}},
+                    {{"lock": "b{ts}", "threads": 1}}]"#
+            );
+            fs::write(dir.path().join(sub).join("results.json"), text).unwrap();
+        }
+        let runs = load(dir.path()).unwrap();
+        let locks: Vec<&str> = runs.iter().map(|r| r.lock.as_str()).collect();
+        assert_eq!(locks, vec!["a", "b1", "b2"]);
+        assert_eq!(runs[0].throughput_per_sec, 20.0);
+        let empty = tempfile::tempdir().unwrap();
+        assert!(load(empty.path())
+            .unwrap_err()
+            .0
+            .contains("no results.json"));
+        fs::write(empty.path().join("results.json"), "{oops").unwrap();
+        assert!(load(empty.path())
+            .unwrap_err()
+            .0
+            .contains("not a lockbench results file"));
+    }
+}

@@ -1,0 +1,762 @@
+//! `lockbench sweep CONFIG.toml [--out DIR] [--resume DIR]`: a run config whose `threads`,
+//! `mix`, `cs`, `think`, `k`, `cs-lines` and `rmr` may be lists, run as a matrix of points, each
+//! point one configuration (thread count, mix, cs, think, k, lines, RMR model) with every lock
+//! of the config, measured by the run engine in its interleaved rounds (so ratios stay paired).
+//!
+//! `threads` may name counts relative to the machine, so one suite serves every server:
+//! `"powers-of-two"` (1, 2, 4, … up to the physical cores, and the core count itself),
+//! `"cores"` (every physical core) and `"cpus"` (every logical CPU: SMT siblings too, with
+//! `smt = true`). `rmr = ["none", "cc"]` measures each point natively and on the counting
+//! memory, the pair `correlate` and the report's model-against-hardware plots need.
+//!
+//! The sweep directory holds `manifest.json` (the config, its hash, the lockbench version and
+//! the host), `points.jsonl` (each finished point's results appended in one write, then a line
+//! marking the point done) and `results.json` (every finished result, rewritten after each
+//! point, what `report` and `compare` read). An interrupted sweep loses only the point it was
+//! measuring; `--resume DIR` skips the points done and refuses a config that changed.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::io::{IsTerminal as _, Write as _};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
+
+use crate::app::{self, Hooks};
+use crate::cli::RunArgs;
+use crate::config::{Dur, Limits, UsageError};
+use crate::report::store::{now_secs, utc_stamp};
+use crate::report::RunResult;
+use crate::runner::host::Host;
+use crate::runner::topology::Topology;
+
+/// Options of `sweep`.
+#[derive(Args, Debug)]
+pub struct SweepArgs {
+    /// The sweep: a run config (TOML, as in bench-configs/) whose threads, mix, cs, think, k
+    /// and cs-lines may be lists. With --resume it may be left out (the manifest holds it).
+    pub config: Option<PathBuf>,
+    /// Directory of the sweep (default: reports/sweep-<config name>-<UTC time>).
+    #[arg(long, conflicts_with = "resume")]
+    pub out: Option<PathBuf>,
+    /// Finish the sweep in DIR: skip the points done, refuse a config that changed.
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
+}
+
+/// The keys a sweep accepts as lists, besides `lock` (the locks of every point).
+const LISTS: [&str; 7] = ["threads", "mix", "cs", "think", "k", "cs-lines", "rmr"];
+
+/// The machine's size, for the symbolic thread counts.
+#[derive(Clone, Copy, Debug)]
+pub struct Machine {
+    /// Physical cores.
+    pub cores: usize,
+    /// Logical CPUs.
+    pub cpus: usize,
+}
+
+/// What `manifest.json` records.
+#[derive(Serialize, Deserialize, Debug)]
+pub struct Manifest {
+    /// The config file's text, as given.
+    pub config: String,
+    /// Where it was read from.
+    pub config_path: String,
+    /// FNV-1a 64 of the parsed config (comments and layout do not count).
+    pub config_hash: String,
+    /// lockbench version that started the sweep.
+    pub lockbench_version: String,
+    /// The host it started on.
+    pub host: serde_json::Value,
+    /// Unix seconds when it started.
+    pub created: u64,
+    /// The points, in the order they run.
+    pub points: Vec<String>,
+}
+
+/// One point of the matrix: the values of the list keys.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Point {
+    /// Thread count (None: the run default, 1 and every physical core).
+    pub threads: Option<usize>,
+    /// Mix.
+    pub mix: Option<String>,
+    /// Critical section.
+    pub cs: Option<String>,
+    /// Think time.
+    pub think: Option<String>,
+    /// k.
+    pub k: Option<usize>,
+    /// Shared lines in the CS.
+    pub cs_lines: Option<usize>,
+    /// RMR model to count under (None: native memory).
+    pub rmr: Option<crate::mem::Model>,
+}
+
+impl Point {
+    /// A stable id: `t2 uniform:4 cs=200ns think=0 k=1 lines=0` (unset values left out).
+    pub fn id(&self) -> String {
+        let mut parts = vec![self
+            .threads
+            .map_or("t=default".to_string(), |t| format!("t={t}"))];
+        if let Some(m) = &self.mix {
+            parts.push(format!("mix={m}"));
+        }
+        if let Some(c) = &self.cs {
+            parts.push(format!("cs={c}"));
+        }
+        if let Some(c) = &self.think {
+            parts.push(format!("think={c}"));
+        }
+        if let Some(k) = self.k {
+            parts.push(format!("k={k}"));
+        }
+        if let Some(l) = self.cs_lines {
+            parts.push(format!("cs-lines={l}"));
+        }
+        if let Some(m) = self.rmr {
+            parts.push(format!("rmr={m}"));
+        }
+        parts.join(" ")
+    }
+
+    fn run_args(&self, base: &Path) -> Result<RunArgs, UsageError> {
+        let dur = |key: &str, v: &Option<String>| -> Result<Option<Dur>, UsageError> {
+            v.as_deref()
+                .map(|s| {
+                    s.parse::<Dur>().map_err(|e| {
+                        UsageError(format!(
+                            "`{key}` = \"{s}\" in the sweep: {e} (e.g. \"200ns\")"
+                        ))
+                    })
+                })
+                .transpose()
+        };
+        let mix = match &self.mix {
+            Some(m) => Some(vec![m.parse().map_err(|e| {
+                UsageError(format!(
+                    "`mix` = \"{m}\" in the sweep: {e} (e.g. \"uniform:4\")"
+                ))
+            })?]),
+            None => None,
+        };
+        Ok(RunArgs {
+            config: Some(base.to_path_buf()),
+            threads: self.threads.map(|t| vec![t]),
+            mix,
+            cs: dur("cs", &self.cs)?,
+            think: dur("think", &self.think)?,
+            k: self.k,
+            cs_lines: self.cs_lines,
+            rmr: self.rmr,
+            ..RunArgs::default()
+        })
+    }
+}
+
+/// FNV-1a, 64 bits.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// A parsed sweep: the config without its list keys, and the points of the matrix.
+#[derive(Debug)]
+pub struct Sweep {
+    /// The run config every point shares (list keys removed).
+    pub base: toml::Table,
+    /// The points, in run order.
+    pub points: Vec<Point>,
+    /// Hash of the parsed config.
+    pub hash: String,
+}
+
+fn values(v: Option<toml::Value>) -> Vec<Option<toml::Value>> {
+    match v {
+        None => vec![None],
+        Some(toml::Value::Array(a)) => a.into_iter().map(Some).collect(),
+        Some(v) => vec![Some(v)],
+    }
+}
+
+fn as_text(key: &str, v: &toml::Value) -> Result<String, UsageError> {
+    match v {
+        toml::Value::String(s) => Ok(s.clone()),
+        toml::Value::Integer(i) => Ok(i.to_string()),
+        toml::Value::Float(f) => Ok(f.to_string()),
+        _ => Err(UsageError(format!(
+            "{key} = {v}: give a string (e.g. \"200ns\") or a list of them"
+        ))),
+    }
+}
+
+/// Thread counts: numbers, or `powers-of-two`, `cores`, `cpus` expanded for `machine`;
+/// repeated counts (`cores` is also a power of two) are kept once.
+fn thread_counts(
+    v: Option<toml::Value>,
+    machine: Machine,
+) -> Result<Vec<Option<usize>>, UsageError> {
+    let mut out: Vec<Option<usize>> = Vec::new();
+    for item in values(v) {
+        let counts: Vec<usize> = match &item {
+            None => {
+                out.push(None);
+                continue;
+            }
+            Some(toml::Value::String(s)) => match s.as_str() {
+                "powers-of-two" => {
+                    let mut c: Vec<usize> = std::iter::successors(Some(1usize), |x| Some(x * 2))
+                        .take_while(|x| *x <= machine.cores)
+                        .collect();
+                    c.push(machine.cores.max(1));
+                    c
+                }
+                "cores" => vec![machine.cores.max(1)],
+                "cpus" => vec![machine.cpus.max(1)],
+                other => {
+                    return Err(UsageError(format!(
+                    "threads = {other:?}: give counts, or \"powers-of-two\", \"cores\" or \"cpus\""
+                )))
+                }
+            },
+            Some(v) => vec![as_count("threads", v)?],
+        };
+        for c in counts {
+            if !out.contains(&Some(c)) {
+                out.push(Some(c));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn as_model(v: &toml::Value) -> Result<Option<crate::mem::Model>, UsageError> {
+    use clap::ValueEnum as _;
+    match v {
+        toml::Value::String(s) if s == "none" => Ok(None),
+        toml::Value::Boolean(false) => Ok(None),
+        toml::Value::String(s) => crate::mem::Model::from_str(s, true).map(Some).map_err(|_| {
+            UsageError(format!(
+                "rmr = {s:?}: give none, cc, cc-wb or dsm (or a list of them)"
+            ))
+        }),
+        _ => Err(UsageError(format!(
+            "rmr = {v}: give none, cc, cc-wb or dsm (or a list of them)"
+        ))),
+    }
+}
+
+fn as_count(key: &str, v: &toml::Value) -> Result<usize, UsageError> {
+    v.as_integer()
+        .and_then(|i| usize::try_from(i).ok())
+        .ok_or_else(|| {
+            UsageError(format!(
+                "{key} = {v}: give a whole number or a list of them"
+            ))
+        })
+}
+
+impl Sweep {
+    /// Parses a sweep config's text; symbolic thread counts are expanded for `machine`.
+    pub fn parse(text: &str, path: &Path, machine: Machine) -> Result<Sweep, UsageError> {
+        let mut table: toml::Table = toml::from_str(text).map_err(|e| {
+            UsageError(format!(
+                "malformed sweep config {}: {}",
+                path.display(),
+                e.message()
+            ))
+        })?;
+        let hash = format!(
+            "fnv1a64:{:016x}",
+            fnv1a(serde_json::to_string(&table).unwrap_or_default().as_bytes())
+        );
+        if let Some(v) = table.remove("cs_lines") {
+            table.insert("cs-lines".into(), v);
+        }
+        let threads_list = thread_counts(table.remove("threads"), machine)?;
+        let mut lists: Vec<Vec<Option<toml::Value>>> = Vec::new();
+        for key in LISTS {
+            lists.push(values(table.remove(key)));
+        }
+        let mut points = Vec::new();
+        // Outermost the model, cs, think, k, lines; then mix; then threads, in the order given.
+        for rmr in &lists[6] {
+            for cs in &lists[2] {
+                for think in &lists[3] {
+                    for k in &lists[4] {
+                        for lines in &lists[5] {
+                            for mix in &lists[1] {
+                                for threads in &threads_list {
+                                    let text = |key, v: &Option<toml::Value>| {
+                                        v.as_ref().map(|v| as_text(key, v)).transpose()
+                                    };
+                                    let count = |key, v: &Option<toml::Value>| {
+                                        v.as_ref().map(|v| as_count(key, v)).transpose()
+                                    };
+                                    points.push(Point {
+                                        threads: *threads,
+                                        rmr: rmr.as_ref().map(as_model).transpose()?.flatten(),
+                                        mix: text("mix", mix)?,
+                                        cs: text("cs", cs)?,
+                                        think: text("think", think)?,
+                                        k: count("k", k)?,
+                                        cs_lines: count("cs-lines", lines)?,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut seen = BTreeSet::new();
+        if let Some(p) = points.iter().find(|p| !seen.insert(p.id())) {
+            return Err(UsageError(format!(
+                "sweep config {} lists the point {} twice: remove the repeated value",
+                path.display(),
+                p.id()
+            )));
+        }
+        Ok(Sweep {
+            base: table,
+            points,
+            hash,
+        })
+    }
+}
+
+/// `points.jsonl`: a point's results, then a line marking it done.
+#[derive(Serialize, Deserialize)]
+struct Line {
+    point: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    result: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    done: Option<usize>,
+}
+
+/// The points done in `dir` and their results, in the order they finished. A torn last line
+/// (power lost mid-write) is ignored, and so are results of a point without its done line.
+pub fn finished(dir: &Path) -> (BTreeSet<String>, Vec<serde_json::Value>) {
+    let text = fs::read_to_string(dir.join("points.jsonl")).unwrap_or_default();
+    let lines: Vec<Line> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Line>(l).ok())
+        .collect();
+    let done: BTreeSet<String> = lines
+        .iter()
+        .filter(|l| l.done.is_some())
+        .map(|l| l.point.clone())
+        .collect();
+    let results = lines
+        .into_iter()
+        .filter(|l| done.contains(&l.point))
+        .filter_map(|l| l.result)
+        .collect();
+    (done, results)
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
+    fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}
+
+/// Appends a finished point's results and its done line in one write, synced.
+fn append_point(dir: &Path, point: &str, results: &[RunResult]) -> Result<()> {
+    let mut text = String::new();
+    for r in results {
+        let line = Line {
+            point: point.to_string(),
+            result: Some(serde_json::to_value(r)?),
+            done: None,
+        };
+        text.push_str(&serde_json::to_string(&line)?);
+        text.push('\n');
+    }
+    let mark = Line {
+        point: point.to_string(),
+        result: None,
+        done: Some(results.len()),
+    };
+    text.push_str(&serde_json::to_string(&mark)?);
+    text.push('\n');
+    let path = dir.join("points.jsonl");
+    let mut f = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot append to {}", path.display()))?;
+    f.write_all(text.as_bytes())?;
+    f.sync_all().ok();
+    Ok(())
+}
+
+/// A point's run options (layered over the sweep's shared config and validated as `run`
+/// validates them), the warnings validation gave, and its repetitions.
+type PointPlan<'a> = (&'a Point, RunArgs, Vec<String>, usize);
+
+/// Every point's run options and repetitions, validated as `run` validates them.
+fn validate<'a>(sweep: &'a Sweep, base: &Path, limits: &Limits) -> Result<Vec<PointPlan<'a>>> {
+    let mut plans = Vec::new();
+    for p in &sweep.points {
+        let at = |e: UsageError| UsageError(format!("sweep point {}: {e}", p.id()));
+        let mut opts = p.run_args(base).and_then(|a| a.layered()).map_err(at)?;
+        let warnings = opts.validate(limits).map_err(at)?;
+        let reps =
+            app::planned_repetitions(&opts).map_err(|e| match e.downcast::<UsageError>() {
+                Ok(u) => anyhow::Error::new(at(u)),
+                Err(e) => e,
+            })?;
+        plans.push((p, opts, warnings, reps));
+    }
+    Ok(plans)
+}
+
+/// `lockbench sweep`: returns the exit code (1 when a point had a safety violation, a stall
+/// or a failed run, as `run`).
+pub fn run(args: &SweepArgs) -> Result<i32> {
+    let (dir, text, path, manifest) = match (&args.resume, &args.config) {
+        (Some(dir), given) => {
+            let m_path = dir.join("manifest.json");
+            let m_text = fs::read_to_string(&m_path).map_err(|_| {
+                UsageError(format!(
+                    "{} holds no sweep (no manifest.json): give the directory a sweep wrote, or start one with `lockbench sweep CONFIG.toml`",
+                    dir.display()
+                ))
+            })?;
+            let m: Manifest = serde_json::from_str(&m_text).map_err(|e| {
+                UsageError(format!("{} is not a sweep manifest ({e})", m_path.display()))
+            })?;
+            let (text, path) = match given {
+                Some(p) => (
+                    fs::read_to_string(p).map_err(|e| {
+                        UsageError(format!("cannot read sweep config {}: {e}", p.display()))
+                    })?,
+                    p.clone(),
+                ),
+                None => (m.config.clone(), PathBuf::from(&m.config_path)),
+            };
+            (dir.clone(), text, path, Some(m))
+        }
+        (None, Some(p)) => {
+            let text = fs::read_to_string(p).map_err(|e| {
+                UsageError(format!("cannot read sweep config {}: {e}", p.display()))
+            })?;
+            let dir = args.out.clone().unwrap_or_else(|| {
+                let name = p.file_stem().map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
+                PathBuf::from("reports").join(format!("sweep-{name}-{}", utc_stamp(now_secs())))
+            });
+            if dir.join("manifest.json").exists() {
+                return Err(UsageError(format!(
+                    "{} already holds a sweep: finish it with --resume {0}, or choose another --out",
+                    dir.display()
+                ))
+                .into());
+            }
+            (dir, text, p.clone(), None)
+        }
+        (None, None) => {
+            return Err(UsageError(
+                "give the sweep's config (e.g. lockbench sweep bench-configs/quick.toml), or --resume DIR".into(),
+            )
+            .into())
+        }
+    };
+    let topo = Topology::detect().context("reading the CPU topology")?;
+    let machine = Machine {
+        cores: topo.physical_cores(),
+        cpus: topo.logical_cpus(),
+    };
+    let sweep = Sweep::parse(&text, &path, machine)?;
+    if let Some(m) = &manifest {
+        if m.config_hash != sweep.hash {
+            return Err(UsageError(format!(
+                "{} changed since the sweep in {} started ({} ≠ {}): resume with the config it started with (or leave CONFIG out), or start a new sweep with --out",
+                path.display(),
+                dir.display(),
+                sweep.hash,
+                m.config_hash
+            ))
+            .into());
+        }
+    }
+    // The shared run config (the sweep's without its lists), first in a scratch file: every
+    // point is validated, and its repetitions counted, before anything is written.
+    let base_text = toml::to_string(&sweep.base)?;
+    let base = std::env::temp_dir().join(format!("lockbench-sweep-{}.toml", std::process::id()));
+    fs::write(&base, &base_text).with_context(|| format!("cannot write {}", base.display()))?;
+    let limits = Limits::detect();
+    let plans = validate(&sweep, &base, &limits);
+    let _ = fs::remove_file(&base);
+    let plans = plans?;
+    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_atomic(&dir.join("run-config.toml"), base_text.as_bytes())?;
+
+    if manifest.is_none() {
+        let m = Manifest {
+            config: text.clone(),
+            config_path: path.display().to_string(),
+            config_hash: sweep.hash.clone(),
+            lockbench_version: env!("CARGO_PKG_VERSION").to_string(),
+            host: serde_json::to_value(Host::detect(&topo))?,
+            created: now_secs(),
+            points: sweep.points.iter().map(Point::id).collect(),
+        };
+        write_atomic(
+            &dir.join("manifest.json"),
+            serde_json::to_string_pretty(&m)?.as_bytes(),
+        )?;
+    }
+    let (done, _) = finished(&dir);
+    let todo: Vec<&PointPlan> = plans
+        .iter()
+        .filter(|(p, _, _, _)| !done.contains(&p.id()))
+        .collect();
+    let total: usize = todo.iter().map(|(_, _, _, r)| r).sum();
+    let err = &mut std::io::stderr();
+    let _ = writeln!(
+        err,
+        "sweep: {} points ({} done before), {total} runs to go, results in {}",
+        sweep.points.len(),
+        sweep.points.len() - todo.len(),
+        dir.display()
+    );
+    let bar = if std::io::stdout().is_terminal() {
+        let b = ProgressBar::new(total as u64);
+        b.set_style(
+            ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} runs, ETA {eta} ({elapsed} so far)\n{msg}",
+            )
+            .expect("valid template"),
+        );
+        b.enable_steady_tick(Duration::from_millis(500));
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let partial = dir.join("partial");
+    let mut calibration = None;
+    let mut code = 0;
+    let mut before = 0;
+    for (n, (p, opts, warnings, reps)) in todo.iter().enumerate() {
+        let _ = fs::remove_dir_all(&partial);
+        let id = p.id();
+        let head = format!("point {}/{}: {id}", n + 1, todo.len());
+        bar.set_message(head.clone());
+        let mut progress = |d: usize, _: usize, what: &str| {
+            bar.set_position((before + d) as u64);
+            bar.set_message(format!("{head} — {what}"));
+        };
+        let outcome = app::run_with(
+            opts,
+            warnings.clone(),
+            &limits,
+            Hooks {
+                dir: Some(partial.clone()),
+                quiet: true,
+                progress: Some(&mut progress),
+                calibration: calibration.take(),
+            },
+        )?;
+        before += reps;
+        calibration = Some(outcome.calibration);
+        if !outcome.complete {
+            bar.abandon_with_message(format!("{head}: stopped before its last round; not saved"));
+            let _ = writeln!(
+                err,
+                "sweep: stopped during point {id}; `lockbench sweep --resume {}` finishes it",
+                dir.display()
+            );
+            // Interrupted (130 / 143, as `run`), or a run of the point failed to finish.
+            return Ok(crate::runner::interrupted().map_or(1, |sig| 128 + sig));
+        }
+        append_point(&dir, &id, &outcome.results)?;
+        let (_, all) = finished(&dir);
+        write_atomic(
+            &dir.join("results.json"),
+            serde_json::to_string_pretty(&all)?.as_bytes(),
+        )?;
+        let _ = fs::remove_dir_all(&partial);
+        for r in &outcome.results {
+            if r.safety_violations > 0 || r.invariant_failures > 0 || r.stalled.is_some() {
+                bar.suspend(|| {
+                    eprintln!(
+                        "error: {} ({} threads, {}) at point {id}: {} safety violations, {} register-bound failures{}",
+                        r.lock,
+                        r.threads,
+                        r.mix,
+                        r.safety_violations,
+                        r.invariant_failures,
+                        if r.stalled.is_some() { ", stalled" } else { "" }
+                    )
+                });
+            }
+        }
+        code = code.max(outcome.code);
+    }
+    bar.finish_and_clear();
+    let (done, all) = finished(&dir);
+    println!(
+        "sweep: {}/{} points done, {} results in {dir}; `lockbench report {dir}` renders them",
+        done.len(),
+        sweep.points.len(),
+        all.len(),
+        dir = dir.display()
+    );
+    Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: Machine = Machine { cores: 6, cpus: 12 };
+
+    #[test]
+    fn symbolic_thread_counts_and_models() {
+        let s = Sweep::parse(
+            "threads = [\"powers-of-two\", \"cores\", \"cpus\", 2]\nrmr = [\"none\", \"cc\"]",
+            Path::new("s.toml"),
+            M,
+        )
+        .unwrap();
+        let t: Vec<Option<usize>> = s.points.iter().map(|p| p.threads).collect();
+        let want = [1, 2, 4, 6, 12].map(Some);
+        assert_eq!(t[..5], want);
+        assert_eq!(t[5..], want);
+        assert_eq!(s.points[0].rmr, None);
+        assert_eq!(s.points[5].rmr, Some(crate::mem::Model::Cc));
+        assert_eq!(s.points[5].id(), "t=1 rmr=cc");
+        let e = Sweep::parse("threads = \"all\"", Path::new("s.toml"), M)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("powers-of-two"), "{e}");
+        let e = Sweep::parse("rmr = \"x\"", Path::new("s.toml"), M)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("cc-wb"), "{e}");
+    }
+
+    #[test]
+    fn the_matrix_of_a_config_with_lists() {
+        let text = r#"
+            # comment
+            lock = ["ticket", "tas"]
+            threads = [1, 2]
+            mix = ["distinct", "uniform:2"]
+            cs = ["0", "200ns"]
+            k = 2
+            repeat = 2
+        "#;
+        let s = Sweep::parse(text, Path::new("s.toml"), M).unwrap();
+        assert_eq!(s.points.len(), 8);
+        assert_eq!(s.points[0].id(), "t=1 mix=distinct cs=0 k=2");
+        assert_eq!(s.points[1].id(), "t=2 mix=distinct cs=0 k=2");
+        assert_eq!(s.points[7].id(), "t=2 mix=uniform:2 cs=200ns k=2");
+        assert!(s.base.get("cs").is_none() && s.base.get("threads").is_none());
+        assert_eq!(s.base["repeat"].as_integer(), Some(2));
+        // Comments and layout do not change the hash; values do.
+        let same = Sweep::parse(&text.replace("# comment", ""), Path::new("s.toml"), M).unwrap();
+        assert_eq!(same.hash, s.hash);
+        let other = Sweep::parse(
+            &text.replace("repeat = 2", "repeat = 3"),
+            Path::new("s.toml"),
+            M,
+        )
+        .unwrap();
+        assert_ne!(other.hash, s.hash);
+        // No lists: one point, the run defaults.
+        let one = Sweep::parse("lock = \"all\"", Path::new("s.toml"), M).unwrap();
+        assert_eq!(one.points.len(), 1);
+        assert_eq!(one.points[0].id(), "t=default");
+    }
+
+    #[test]
+    fn bad_sweeps_say_what_to_fix() {
+        let e = Sweep::parse("mix = [\"single\", \"single\"]", Path::new("s.toml"), M)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("twice"), "{e}");
+        let e = Sweep::parse("k = [\"x\"]", Path::new("s.toml"), M)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("whole number"), "{e}");
+        let e = Sweep::parse("threads = [", Path::new("s.toml"), M)
+            .unwrap_err()
+            .0;
+        assert!(e.contains("malformed sweep config"), "{e}");
+    }
+
+    #[test]
+    fn every_run_suite_is_a_valid_sweep_here() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench-configs");
+        let topo = Topology::detect().unwrap();
+        let machine = Machine {
+            cores: topo.physical_cores(),
+            cpus: topo.logical_cpus(),
+        };
+        let mut checked = Vec::new();
+        for e in fs::read_dir(&dir).unwrap() {
+            let path = e.unwrap().path();
+            let text = fs::read_to_string(&path).unwrap();
+            assert!(
+                text.starts_with("# "),
+                "{} has no header comment",
+                path.display()
+            );
+            if text.contains("[[figure]]") {
+                continue; // a simulator suite (lockbench sim --paper)
+            }
+            let sweep = Sweep::parse(&text, &path, machine)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let tmp = tempfile::NamedTempFile::new().unwrap();
+            fs::write(tmp.path(), toml::to_string(&sweep.base).unwrap()).unwrap();
+            let plans = validate(&sweep, tmp.path(), &Limits::detect())
+                .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+            assert!(
+                plans.iter().all(|(_, _, _, reps)| *reps > 0),
+                "{}",
+                path.display()
+            );
+            checked.push(path.file_stem().unwrap().to_string_lossy().into_owned());
+        }
+        checked.sort();
+        for suite in [
+            "gme-mixes",
+            "k-exclusion",
+            "mutex-family",
+            "quick",
+            "rmr-correlation",
+            "scaling",
+        ] {
+            assert!(
+                checked.iter().any(|c| c == suite),
+                "{suite} not checked: {checked:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn finished_points_need_their_done_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = concat!(
+            "{\"point\":\"a\",\"result\":{\"lock\":\"x\"}}\n",
+            "{\"point\":\"a\",\"done\":1}\n",
+            "{\"point\":\"b\",\"result\":{\"lock\":\"y\"}}\n",
+            "{\"point\":\"b\",\"res"
+        );
+        fs::write(dir.path().join("points.jsonl"), text).unwrap();
+        let (done, results) = finished(dir.path());
+        assert_eq!(done.into_iter().collect::<Vec<_>>(), vec!["a".to_string()]);
+        assert_eq!(results.len(), 1);
+        assert_eq!(results[0]["lock"], "x");
+    }
+}

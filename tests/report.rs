@@ -1,0 +1,256 @@
+//! `report` and `compare` on two small recorded result sets (tests/fixtures/compare/).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn lockbench() -> Command {
+    Command::cargo_bin("lockbench").unwrap()
+}
+
+fn fixture(side: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/compare")
+        .join(side)
+}
+
+fn points(dir: &Path) -> Vec<Value> {
+    let text = fs::read_to_string(dir.join("results.json")).unwrap();
+    serde_json::from_str::<Vec<Value>>(&text).unwrap()
+}
+
+/// Every SVG under `dir` parses as XML, has an `<svg>` root and some text; returns the texts.
+pub fn check_svgs(dir: &Path) -> Vec<(String, Vec<String>)> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "svg") {
+            let text = fs::read_to_string(&p).unwrap();
+            let doc = roxmltree::Document::parse(&text)
+                .unwrap_or_else(|e| panic!("{} is not XML: {e}", p.display()));
+            assert_eq!(
+                doc.root_element().tag_name().name(),
+                "svg",
+                "{}",
+                p.display()
+            );
+            let texts: Vec<String> = doc
+                .descendants()
+                .filter(|n| n.has_tag_name("text"))
+                .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+                .collect();
+            assert!(!texts.is_empty(), "{} has no text", p.display());
+            out.push((p.file_name().unwrap().to_string_lossy().into_owned(), texts));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn report_renders_markdown_plots_and_interval_logs() {
+    let out = tempfile::tempdir().unwrap();
+    lockbench()
+        .args(["report"])
+        .arg(fixture("a"))
+        .arg("--out")
+        .arg(out.path())
+        .assert()
+        .success();
+    let md = fs::read_to_string(out.path().join("report.md")).unwrap();
+    let runs = points(&fixture("a"));
+    assert_eq!(runs.len(), 6);
+    // The table of every point names each (lock, threads, mix).
+    for r in &runs {
+        let row = format!(
+            "| {} | {} | {} | {} |",
+            r["lock"].as_str().unwrap(),
+            r["problem"].as_str().unwrap(),
+            r["threads"],
+            r["mix"].as_str().unwrap()
+        );
+        assert!(md.contains(&row), "{row} missing from report.md");
+    }
+    let svgs = check_svgs(&out.path().join("plots"));
+    let names: Vec<&str> = svgs.iter().map(|(n, _)| n.as_str()).collect();
+    for want in [
+        "throughput_distinct_cs0_think0_k1.svg",
+        "latency_distinct_cs0_think0_k1_t1.svg",
+        "latency_distinct_cs0_think0_k1_t2.svg",
+        "fairness_distinct_cs0_think0_k1_t2.svg",
+        "concurrency_distinct_cs0_think0_k1.svg",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+        assert!(md.contains(&format!("(plots/{want})")), "{want} not linked");
+    }
+    // Axis titles with units, and a legend entry per lock.
+    let (_, throughput) = &svgs[names
+        .iter()
+        .position(|n| n.starts_with("throughput"))
+        .unwrap()];
+    for t in ["threads", "throughput (passages/s)", "ticket", "tas", "glb"] {
+        assert!(
+            throughput.iter().any(|x| x == t),
+            "{t} not in {throughput:?}"
+        );
+    }
+    // One interval log per point, each readable back.
+    let hlogs: Vec<PathBuf> = fs::read_dir(out.path().join("hlog"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(hlogs.len(), 6);
+    for h in &hlogs {
+        let bytes = fs::read(h).unwrap();
+        let n = hdrhistogram::serialization::interval_log::IntervalLogIterator::new(&bytes)
+            .filter(|e| {
+                matches!(
+                    e,
+                    Ok(hdrhistogram::serialization::interval_log::LogEntry::Interval(_))
+                )
+            })
+            .count();
+        assert_eq!(n, 1, "{}", h.display());
+    }
+}
+
+#[test]
+fn report_refuses_a_directory_without_results() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = lockbench()
+        .arg("report")
+        .arg(empty.path())
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("no results.json"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
+#[test]
+fn compare_two_recorded_sets_names_every_common_point() {
+    let out = lockbench()
+        .args(["compare", "--format", "json"])
+        .arg(fixture("a"))
+        .arg(fixture("b"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let cmp: Vec<Value> = serde_json::from_slice(&out).unwrap();
+    assert_eq!(cmp.len(), 6);
+    for p in &cmp {
+        let ratio = p["ratio"].as_f64().unwrap();
+        let i = &p["interval"];
+        assert!(i["low"].as_f64().unwrap() <= ratio && ratio <= i["high"].as_f64().unwrap());
+        assert_eq!(p["rounds"], serde_json::json!([3, 3]));
+        assert_eq!(
+            p["differs"].as_bool().unwrap(),
+            !(i["low"].as_f64().unwrap() <= 1.0 && 1.0 <= i["high"].as_f64().unwrap())
+        );
+    }
+    // A set against itself: every ratio 1, nothing flagged, even with a tight gate.
+    let out = lockbench()
+        .args(["compare", "--fail-above", "0.1%"])
+        .arg(fixture("a"))
+        .arg(fixture("a"))
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("6 points compared: 0 slower, 0 faster"),
+        "{text}"
+    );
+}
+
+/// A copy of fixture `a` with every throughput multiplied by `factor`.
+fn scaled(factor: f64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = points(&fixture("a"));
+    for r in &mut runs {
+        let t = r["throughput_per_sec"].as_f64().unwrap();
+        r["throughput_per_sec"] = (t * factor).into();
+        for round in r["per_round"].as_array_mut().unwrap() {
+            let t = round["throughput_per_sec"].as_f64().unwrap();
+            round["throughput_per_sec"] = (t * factor).into();
+        }
+    }
+    fs::write(
+        dir.path().join("results.json"),
+        serde_json::to_string(&runs).unwrap(),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn fail_above_gates_on_a_regression_beyond_the_noise() {
+    // A hundred times slower is beyond the noise of every point.
+    let slow = scaled(0.01);
+    let out = lockbench()
+        .args(["compare", "--fail-above", "10%"])
+        .arg(fixture("a"))
+        .arg(slow.path())
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("6 points compared: 6 slower"), "{text}");
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("6 point(s) slower by more than 10.0%"),
+        "{err}"
+    );
+    // Half as fast: the 1-thread points are slower beyond their noise (their rounds agree),
+    // the noisier 2-thread points are not; none regresses by more than 60%.
+    let half = scaled(0.5);
+    let out = lockbench()
+        .args(["compare", "--fail-above", "60%", "--format", "json"])
+        .arg(fixture("a"))
+        .arg(half.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let cmp: Vec<Value> = serde_json::from_slice(&out).unwrap();
+    for p in &cmp {
+        assert!((p["ratio"].as_f64().unwrap() - 0.5).abs() < 1e-9);
+        assert_eq!(p["regressed"], false);
+        if p["threads"] == 1 {
+            assert_eq!(p["differs"], true, "{p}");
+        }
+    }
+    // Faster never fails.
+    lockbench()
+        .args(["compare", "--fail-above", "10%"])
+        .arg(slow.path())
+        .arg(fixture("a"))
+        .assert()
+        .success();
+}
+
+#[test]
+fn compare_bad_input_is_one_line_and_exit_2() {
+    for args in [vec!["--fail-above", "lots"], vec!["--format", "table"]] {
+        let mut cmd = lockbench();
+        cmd.arg("compare").arg(fixture("a"));
+        if args[0] == "--format" {
+            cmd.arg("/nonexistent/results");
+        } else {
+            cmd.arg(fixture("b"));
+        }
+        let out = cmd.args(&args).assert().code(2).get_output().clone();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
