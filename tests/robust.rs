@@ -707,3 +707,26 @@ fn traces_and_settings_reach_every_format() {
     // The counter's column is there (empty where the machine refuses the counter).
     field(1, "task-clock_per_passage");
 }
+
+#[test]
+fn every_run_config_in_bench_configs_reads() {
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/bench-configs")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // The message-passing suites are `sim --paper` files, not `run` configs.
+        if text.contains("[[figure]]") {
+            continue;
+        }
+        // The file is read and layered; the made-up lock is then what is refused.
+        refused(
+            &[
+                "run",
+                "--config",
+                path.to_str().unwrap(),
+                "--lock",
+                "made-up",
+            ],
+            "--lock: unknown lock \"made-up\"",
+        );
+    }
+}
