@@ -129,7 +129,14 @@ fn plan(opts: &RunArgs, topo: &Topology) -> Result<Plan, UsageError> {
         }
         None
     } else {
-        Some(names.iter().map(|n| lookup(n)).collect::<Result<_, _>>()?)
+        Some(
+            names
+                .iter()
+                .map(|n| {
+                    lookup(n).map_err(|e| UsageError(format!("{}: {}", opts.name("lock"), e.0)))
+                })
+                .collect::<Result<_, _>>()?,
+        )
     };
     if let (Some(model), Some(locks)) = (opts.rmr, &explicit) {
         if let Some(e) = locks.iter().find(|e| e.counting.is_none()) {

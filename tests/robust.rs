@@ -414,7 +414,7 @@ fn a_signal_keeps_what_finished_and_prints_it() {
         "--threads",
         "1",
         "--duration",
-        "300ms",
+        "700ms",
         "--warmup",
         "5ms",
         "--repeat",
@@ -453,6 +453,46 @@ fn random_argument_vectors_never_panic() {
         .filter(|n| !matches!(n.as_str(), "out" | "config" | "version"))
         .collect();
     assert!(names.len() > 20, "{names:?}");
+    // The choices clap knows for an option (its enums), so many vectors are valid runs.
+    let command =
+        <lockbench::config::RunArgs as clap::Args>::augment_args(clap::Command::new("run"));
+    let arg = |name: &str| {
+        command
+            .get_arguments()
+            .find(|a| a.get_long() == Some(name))
+            .unwrap()
+            .clone()
+    };
+    // Values that make a quick valid run, where the option has no choices of its own.
+    let good = |name: &str| -> Vec<String> {
+        let v: &[&str] = match name {
+            "lock" => &["ticket", "tas,ttas", "glb", "lamport-bakery"],
+            "threads" => &["1", "2", "1,2"],
+            "mix" => &["single", "uniform:3", "zipf:4:1", "rw:0.5"],
+            "slots" => &["4"],
+            "k" => &["2"],
+            "cs" | "think" => &["100ns", "0"],
+            "cs-lines" => &["2"],
+            "duration" => &["5ms"],
+            "passages" => &["50"],
+            "warmup" => &["1ms"],
+            "repeat" => &["2"],
+            "baseline" => &["tas"],
+            "latency-sample" => &["3"],
+            "counters" => &["none", "task-clock"],
+            "stall-timeout" => &["5s"],
+            "seed" => &["9"],
+            _ => &[],
+        };
+        let a = arg(name);
+        let mut all: Vec<String> = a
+            .get_possible_values()
+            .iter()
+            .map(|p| p.get_name().to_string())
+            .collect();
+        all.extend(v.iter().map(|s| s.to_string()));
+        all
+    };
     let values = [
         "0",
         "1",
@@ -505,15 +545,57 @@ fn random_argument_vectors_never_panic() {
         (state % m as u64) as usize
     };
     let dir = tempfile::tempdir().unwrap();
-    let vectors: Vec<Vec<String>> = (0..240)
-        .map(|_| {
+    // Config values as TOML literals: right and wrong types, empty lists, tables.
+    let literals = [
+        "1",
+        "0",
+        "-1",
+        "2",
+        "\"x\"",
+        "true",
+        "false",
+        "[1, 2]",
+        "[]",
+        "[\"single\"]",
+        "\"1ms\"",
+        "\"0\"",
+        "3.5",
+        "{ a = 1 }",
+        "\"ticket\"",
+        "\"uniform:3\"",
+        "\"none\"",
+    ];
+    let vectors: Vec<Vec<String>> = (0..200)
+        .map(|i| {
             let mut v = vec!["run".to_string()];
+            // Every third vector also reads a config file of random keys and values.
+            if i % 3 == 0 {
+                let mut text = String::new();
+                for _ in 0..1 + next(3) {
+                    let key =
+                        names[next(names.len())].replace('-', if next(2) == 0 { "-" } else { "_" });
+                    text.push_str(&format!("{key} = {}\n", literals[next(literals.len())]));
+                }
+                let path = dir.path().join(format!("c{i}.toml"));
+                std::fs::write(&path, text).unwrap();
+                v.push("--config".into());
+                v.push(path.to_str().unwrap().into());
+            }
             let chosen: Vec<String> = (0..1 + next(4))
                 .map(|_| names[next(names.len())].clone())
                 .collect();
             for n in &chosen {
                 v.push(format!("--{n}"));
-                if next(6) > 0 {
+                let known = good(n);
+                let flag = !arg(n).get_action().takes_values();
+                if flag {
+                    // A flag, sometimes given a stray value.
+                    if next(8) == 0 {
+                        v.push(values[next(values.len())].to_string());
+                    }
+                } else if !known.is_empty() && next(3) > 0 {
+                    v.push(known[next(known.len())].clone());
+                } else if next(6) > 0 {
                     v.push(values[next(values.len())].to_string());
                 }
             }
@@ -538,6 +620,7 @@ fn random_argument_vectors_never_panic() {
             v
         })
         .collect();
+    let outcomes = std::sync::Mutex::new([0usize; 4]);
     let check = |v: &Vec<String>| {
         let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("lockbench"))
             .args(&v[..])
@@ -547,8 +630,11 @@ fn random_argument_vectors_never_panic() {
         assert!(!err.contains("panicked"), "{v:?}: {err}");
         let code = out.status.code();
         assert!(matches!(code, Some(0..=3)), "{v:?}: exit {code:?}: {err}");
+        outcomes.lock().unwrap()[code.unwrap() as usize] += 1;
         if code == Some(2) {
             assert!(err.starts_with("error:"), "{v:?}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "one line: {v:?}: {err}");
+            assert!(!err.contains("untagged"), "{v:?}: {err}");
         }
     };
     // Two at a time: the machine has two cores.
@@ -557,6 +643,9 @@ fn random_argument_vectors_never_panic() {
         s.spawn(|| a.iter().for_each(check));
         b.iter().for_each(check);
     });
+    // Both sides are exercised: runs that measure, and bad input.
+    let o = outcomes.into_inner().unwrap();
+    assert!(o[0] >= 10 && o[2] >= 10, "exit codes 0..=3: {o:?}");
 }
 
 #[test]
@@ -617,4 +706,27 @@ fn traces_and_settings_reach_every_format() {
     assert_eq!(field(1, "fcfs_violations"), "0");
     // The counter's column is there (empty where the machine refuses the counter).
     field(1, "task-clock_per_passage");
+}
+
+#[test]
+fn every_run_config_in_bench_configs_reads() {
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/bench-configs")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // The message-passing suites are `sim --paper` files, not `run` configs.
+        if text.contains("[[figure]]") {
+            continue;
+        }
+        // The file is read and layered; the made-up lock is then what is refused.
+        refused(
+            &[
+                "run",
+                "--config",
+                path.to_str().unwrap(),
+                "--lock",
+                "made-up",
+            ],
+            "--lock: unknown lock \"made-up\"",
+        );
+    }
 }
