@@ -125,6 +125,33 @@ impl Point {
         parts.join(" ")
     }
 
+    /// The `run` flags that select this point.
+    pub fn cli_flags(&self) -> String {
+        let mut f = Vec::new();
+        if let Some(t) = self.threads {
+            f.push(format!("--threads {t}"));
+        }
+        if let Some(m) = &self.mix {
+            f.push(format!("--mix {m}"));
+        }
+        if let Some(c) = &self.cs {
+            f.push(format!("--cs {c}"));
+        }
+        if let Some(c) = &self.think {
+            f.push(format!("--think {c}"));
+        }
+        if let Some(k) = self.k {
+            f.push(format!("--k {k}"));
+        }
+        if let Some(l) = self.cs_lines {
+            f.push(format!("--cs-lines {l}"));
+        }
+        if let Some(m) = self.rmr {
+            f.push(format!("--rmr {m}"));
+        }
+        f.join(" ")
+    }
+
     fn run_args(&self, base: &Path) -> Result<RunArgs, UsageError> {
         let dur = |key: &str, v: &Option<String>| -> Result<Option<Dur>, UsageError> {
             v.as_deref()
@@ -599,6 +626,19 @@ pub fn run(args: &SweepArgs) -> Result<i32> {
                     )
                 });
             }
+        }
+        let flagged = outcome
+            .results
+            .iter()
+            .any(|r| r.safety_violations > 0 || r.invariant_failures > 0 || r.stalled.is_some());
+        if outcome.code != 0 && !flagged {
+            bar.suspend(|| {
+                eprintln!(
+                    "error: point {id}: a run failed and is missing from the results; `lockbench run --config {} {}` shows why",
+                    dir.join("run-config.toml").display(),
+                    p.cli_flags()
+                )
+            });
         }
         code = code.max(outcome.code);
     }

@@ -254,3 +254,36 @@ fn compare_bad_input_is_one_line_and_exit_2() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
 }
+
+#[test]
+fn report_draws_rmrs_and_model_against_hardware_when_present() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rmr-sample");
+    lockbench()
+        .arg("report")
+        .arg(dir.join("pmu"))
+        .arg("--out")
+        .arg(out.path())
+        .arg("--calibration")
+        .arg(dir.join("calibration-server.json"))
+        .assert()
+        .success();
+    let svgs = check_svgs(&out.path().join("plots"));
+    let names: Vec<&str> = svgs.iter().map(|(n, _)| n.as_str()).collect();
+    for want in [
+        "rmr_distinct_cs0_think0_k1_rmr-cc.svg",
+        "rmr_distinct_cs0_think0_k1_rmr-dsm.svg",
+        "correlate-cc-passage-ns.svg",
+        "predicted_vs_measured.svg",
+        "throughput_distinct_cs0_think0_k1.svg",
+    ] {
+        assert!(names.contains(&want), "{want} missing from {names:?}");
+    }
+    // Timings on the counting memory are not plotted as if they were the lock's.
+    assert!(!names
+        .iter()
+        .any(|n| n.starts_with("latency") && n.contains("rmr")));
+    let md = fs::read_to_string(out.path().join("report.md")).unwrap();
+    assert!(md.contains("## Model against hardware"), "{md}");
+    assert!(md.contains("(plots/predicted_vs_measured.svg)"));
+}

@@ -1,4 +1,5 @@
-//! A tiny sweep run as a child process, interrupted with a real signal, resumed, and rendered.
+//! A tiny sweep run as a child process, interrupted with real signals (SIGINT, then SIGTERM
+//! while resumed), resumed to the end, and rendered.
 
 use std::fs;
 use std::path::Path;
@@ -106,6 +107,36 @@ fn an_interrupted_sweep_resumes_and_renders() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert_eq!(done_points(&dir), before);
 
+    // Resumed, and stopped again, this time as a service manager would (SIGTERM).
+    let mut child = Process::cargo_bin("lockbench")
+        .unwrap()
+        .args(["sweep", "--resume"])
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while done_points(&dir).len() == before.len() {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no progress in 2 minutes"
+        );
+        if let Some(status) = child.try_wait().unwrap() {
+            panic!("the resumed sweep ended before it was interrupted: {status}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    assert!(!child.wait().unwrap().success());
+    let middle = done_points(&dir);
+    assert!(
+        middle.len() > before.len() && middle.len() < 8,
+        "{middle:?}"
+    );
+    assert_eq!(middle[..before.len()], before[..]);
+
     // Resuming (the config may be left out) finishes it without redoing the points done.
     Command::cargo_bin("lockbench")
         .unwrap()
@@ -115,7 +146,7 @@ fn an_interrupted_sweep_resumes_and_renders() {
         .success();
     let after = done_points(&dir);
     assert_eq!(after.len(), 8, "{after:?}");
-    assert_eq!(after[..before.len()], before[..]);
+    assert_eq!(after[..middle.len()], middle[..]);
     let lines = result_lines(&dir);
     assert_eq!(
         lines[..kept.len()],

@@ -214,14 +214,18 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         first.version
     );
     let _ = writeln!(md, "Host: {}.  ", host_line(&first.host));
-    let _ = writeln!(
-        md,
-        "Each point: {}, {} round{} (figures are medians over the rounds; error bars span min–max), wait {}.\n",
-        first.stop,
-        first.repeat,
-        if first.repeat == 1 { "" } else { "s" },
-        first.wait_policy
-    );
+    if !first.stop.is_empty() {
+        let _ = writeln!(
+            md,
+            "Each point: {}, {} round{} (figures are medians over the rounds; error bars span min–max), wait {}.\n",
+            first.stop,
+            first.repeat,
+            if first.repeat == 1 { "" } else { "s" },
+            first.wait_policy
+        );
+    } else {
+        md.push('\n');
+    }
     let hosts: Vec<String> = {
         let mut v: Vec<String> = runs.iter().map(|r| host_line(&r.host)).collect();
         v.sort();
@@ -268,7 +272,7 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         threads.sort_unstable();
         threads.dedup();
         let find = |lock: &str, t: usize| rs.iter().find(|r| r.lock == lock && r.threads == t);
-        let rounds = rs.iter().map(|r| r.repeat).max().unwrap_or(1);
+        let rounds = rs.iter().map(|r| r.repeat).max().unwrap_or(1).max(1);
 
         // Throughput (native runs: counting-memory runs are slowed by the counting).
         if scen.rmr.is_empty() {
@@ -328,8 +332,10 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         }
         md.push('\n');
 
-        // Latency percentile spectra, one plot per thread count.
-        for &t in &threads {
+        // Latency percentile spectra, one plot per thread count (native runs: the counting
+        // memory slows every access, so its timings say little about the lock).
+        let timed: &[usize] = if scen.rmr.is_empty() { &threads } else { &[] };
+        for &t in timed {
             let at: Vec<&Saved> = rs.iter().copied().filter(|r| r.threads == t).collect();
             let series: Vec<Series> = lock_order(&at)
                 .iter()
@@ -384,8 +390,8 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
             let _ = writeln!(md, "![entry latency, {t} threads](plots/{name})\n");
         }
 
-        // Per-thread fairness at each contended thread count.
-        for &t in threads.iter().filter(|&&t| t > 1) {
+        // Per-thread fairness at each contended thread count (native runs).
+        for &t in timed.iter().filter(|&&t| t > 1) {
             let at: Vec<&Saved> = rs.iter().copied().filter(|r| r.threads == t).collect();
             let rows: Vec<Row> = lock_order(&at)
                 .iter()
@@ -637,12 +643,26 @@ fn hardware_section(
     written: &mut Written,
 ) -> String {
     let mut md = String::from("## Model against hardware\n\n");
-    let loaded = match crate::hw::results::load(dir) {
-        Ok(l) => l,
-        Err(e) => {
-            let _ = writeln!(md, "Not drawn: {e}.\n");
-            return md;
+    // The same files the report read (a sweep's unfinished point is left out).
+    let mut runs: Vec<crate::hw::results::RunRec> = Vec::new();
+    for f in saved::result_files(dir) {
+        let parsed = fs::read_to_string(&f)
+            .ok()
+            .and_then(|t| serde_json::from_str::<Vec<crate::hw::results::RunRec>>(&t).ok());
+        match parsed {
+            Some(rs) => runs.extend(rs.into_iter().map(|mut r| {
+                r.file = f.clone();
+                r
+            })),
+            None => {
+                let _ = writeln!(md, "Not drawn: {} could not be read.\n", f.display());
+                return md;
+            }
         }
+    }
+    let loaded = crate::hw::results::Loaded {
+        runs,
+        skipped: Vec::new(),
     };
     let plots_dir = out.join("plots");
     match crate::hw::correlate::correlate(dir, &loaded.runs, Some(&plots_dir)) {

@@ -307,7 +307,7 @@ pub fn file_safe(s: &str) -> String {
 }
 
 /// The `results.json` files of `dir`: its own, else its subdirectories' (in name order).
-fn result_files(dir: &Path) -> Vec<PathBuf> {
+pub fn result_files(dir: &Path) -> Vec<PathBuf> {
     let own = dir.join("results.json");
     if own.is_file() {
         return vec![own];
