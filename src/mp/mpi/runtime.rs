@@ -389,6 +389,7 @@ struct Coordinator {
     stopped: bool,
     liveness: Option<String>,
     end: Option<Instant>,
+    quiesced_at: Option<Instant>,
 }
 
 /// Runs the algorithm built by `make` on this rank's processes; rank 0 gets the result.
@@ -532,6 +533,15 @@ pub fn run<A: Algorithm>(
         let now = Instant::now();
         // Rank 0: the shutdown protocol.
         if rank == 0 && !coord.stopped {
+            if coord
+                .quiesced_at
+                .is_some_and(|t| now.duration_since(t).as_secs_f64() > cfg.watchdog)
+            {
+                coord.liveness = Some(format!(
+                    "messages still moving {} s after the last request (watchdog): the processes never fell quiet",
+                    cfg.watchdog
+                ));
+            }
             if coord.liveness.is_some() {
                 coord.stopped = true;
                 coord.end = Some(now);
@@ -540,6 +550,7 @@ pub fn run<A: Algorithm>(
                 }
             } else if coord.done == size && !coord.quiesced {
                 coord.quiesced = true;
+                coord.quiesced_at = Some(now);
                 for r in 0..size {
                     rk.control(r, TAG_QUIESCE, &[0]);
                 }
