@@ -1,5 +1,5 @@
 //! `mp-run --runtime mpi` through `mpirun` on this one host (loopback), with `--features mpi`:
-//! every algorithm safe and live on 4 ranks, message counts equal to the simulator's where they
+//! every algorithm safe on 4 ranks (and live, but LKCS as transcribed), message counts equal to the simulator's where they
 //! do not depend on the interleaving, several processes per rank, bad input. Without the
 //! feature: `--runtime mpi` is bad input naming the rebuild.
 
@@ -143,6 +143,34 @@ mod with_mpi {
                 _ => {}
             }
         }
+    }
+
+    #[test]
+    fn lkcs_is_safe_on_four_ranks_live_or_not() {
+        // LKCS as transcribed may deadlock (README); whatever its liveness, no bound is broken.
+        let mut args = vec![
+            "--algo",
+            "lkcs",
+            "--n",
+            "4",
+            "--topology",
+            "ring",
+            "--watchdog",
+            "2",
+            "--format",
+            "json",
+        ];
+        args.extend(MODEL);
+        let out = mpirun(4, &args);
+        let rs: Vec<Value> = serde_json::from_slice::<Value>(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)))
+            .as_array()
+            .unwrap()
+            .clone();
+        let r = &rs[0];
+        assert_eq!(r["safety_violations"], 0, "{r}");
+        let live = r["liveness_failure"].is_null();
+        assert_eq!(out.status.code(), Some(if live { 0 } else { 1 }), "{r}");
     }
 
     #[test]

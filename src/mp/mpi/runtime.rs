@@ -36,10 +36,24 @@ const TAG_REPORT: i32 = 9;
 const SYNC_EXCHANGES: usize = 32;
 /// The buffer `MPI_Bsend` copies into (allocated lazily by the OS as it is touched).
 const BSEND_BUFFER: usize = 256 << 20;
-/// Busy-poll (yielding) this long after the last activity before sleeping between probes.
-const SPIN_FOR: Duration = Duration::from_millis(10);
-/// The longest nap between probes when idle.
-const NAP: Duration = Duration::from_micros(100);
+/// Busy-poll (yielding) this long after the last activity before napping between probes;
+/// `LOCKBENCH_MPI_SPIN_US` overrides it. MPI cannot wake a rank on a message, so a napping rank
+/// sees one only when its nap ends; but a rank that spins on cores shared with other ranks or
+/// work holds the core its peer needs and is itself descheduled for whole time slices. On the
+/// loaded 2-core host of the README's figures, napping at once beat spinning for 50 µs, 200 µs
+/// and 5 ms at 4 ranks (2–5x less time per message); on dedicated cores, spin.
+const SPIN_FOR: Duration = Duration::ZERO;
+/// The longest nap between probes when idle (timer slack is set to 1 µs, so it is kept);
+/// `LOCKBENCH_MPI_NAP_US` overrides it.
+const NAP: Duration = Duration::from_micros(20);
+
+/// A duration in µs from the environment variable `var`, else `default`.
+fn env_us(var: &str, default: Duration) -> Duration {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map_or(default, Duration::from_micros)
+}
 /// Time between two waves of counts.
 const WAVE_GAP: Duration = Duration::from_millis(1);
 
@@ -375,6 +389,7 @@ struct Coordinator {
     stopped: bool,
     liveness: Option<String>,
     end: Option<Instant>,
+    quiesced_at: Option<Instant>,
 }
 
 /// Runs the algorithm built by `make` on this rank's processes; rank 0 gets the result.
@@ -460,6 +475,8 @@ pub fn run<A: Algorithm>(
     let mut stuck_told = false;
     let mut last_activity = Instant::now();
     let mut stop = false;
+    let spin_for = env_us("LOCKBENCH_MPI_SPIN_US", SPIN_FOR);
+    let nap_max = env_us("LOCKBENCH_MPI_NAP_US", NAP);
     while !stop {
         let mut active = false;
         // The inbox, without blocking.
@@ -516,6 +533,15 @@ pub fn run<A: Algorithm>(
         let now = Instant::now();
         // Rank 0: the shutdown protocol.
         if rank == 0 && !coord.stopped {
+            if coord
+                .quiesced_at
+                .is_some_and(|t| now.duration_since(t).as_secs_f64() > cfg.watchdog)
+            {
+                coord.liveness = Some(format!(
+                    "messages still moving {} s after the last request (watchdog): the processes never fell quiet",
+                    cfg.watchdog
+                ));
+            }
             if coord.liveness.is_some() {
                 coord.stopped = true;
                 coord.end = Some(now);
@@ -524,6 +550,7 @@ pub fn run<A: Algorithm>(
                 }
             } else if coord.done == size && !coord.quiesced {
                 coord.quiesced = true;
+                coord.quiesced_at = Some(now);
                 for r in 0..size {
                     rk.control(r, TAG_QUIESCE, &[0]);
                 }
@@ -689,10 +716,10 @@ pub fn run<A: Algorithm>(
             last_activity = Instant::now();
         } else {
             let now = Instant::now();
-            if now.duration_since(last_activity) < SPIN_FOR {
+            if now.duration_since(last_activity) < spin_for {
                 std::thread::yield_now();
             } else {
-                let mut nap = NAP;
+                let mut nap = nap_max;
                 for t in [
                     rk.held.peek().map(|h| h.at),
                     rk.timers.peek().map(|t| t.0 .0),
@@ -923,6 +950,11 @@ pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
         anyhow::bail!("MPI was initialised twice");
     };
     universe.set_buffer_size(BSEND_BUFFER);
+    // SAFETY: PR_SET_TIMERSLACK only changes this thread's timer slack (default 50 µs), so
+    // that the short naps between probes end when asked; a failure leaves the default.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong);
+    }
     let world = universe.world();
     let rank = world.rank();
     let size = world.size() as usize;
