@@ -443,3 +443,33 @@ fn crashes_starve_a_lock_that_is_not_crash_tolerant_but_not_zehavis() {
     assert_eq!(r.outcome, Outcome::Safe, "seed {}: {r}", o.seed);
     assert!(r.schedules_with_crashes > 0, "seed {}: {r}", o.seed);
 }
+
+#[test]
+fn the_bwb_gme_lemmas_kill_the_mutants_safety_alone_misses() {
+    use lockbench::verify::mutants;
+    for name in ["bwb-gme/number-over-all", "bwb-gme/no-number-guard"] {
+        let m = &mutants::select(name).unwrap()[0];
+        let base = opts(3, mutants::DEFAULT_SCHEDULES_PER_RUNG);
+        let r = mutants::run(m, &base, true).unwrap();
+        assert!(r.killed, "{name} survived, seed {}", base.seed);
+        let kind = r.kind.as_deref().unwrap();
+        assert!(
+            kind.starts_with("INVARIANT BROKEN: bwb-gme: Lemma"),
+            "{name}, seed {}: {kind}",
+            base.seed
+        );
+        assert!(r.schedules_to_kill.unwrap() <= 10_000, "seed {}", base.seed);
+        // The kill replays.
+        let mut again = opts(r.threads.unwrap(), 1);
+        again.cs_steps = r.cs_steps.unwrap();
+        again.k = VerifyOptions::default_k(again.threads);
+        again.mutant = Some(m.name.to_string());
+        again.replay = r.replay.clone();
+        let replayed = verify(&mutants::entry(m), &again, true).unwrap();
+        assert!(
+            matches!(&replayed.outcome, Outcome::Violation { kind: k, .. } if k == kind),
+            "seed {}: {replayed}",
+            base.seed
+        );
+    }
+}
