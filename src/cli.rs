@@ -141,7 +141,7 @@ pub struct VerifyArgs {
     /// whose mutants run when --mutants names none).
     #[arg(long)]
     pub lock: Option<String>,
-    /// Processes (default 3).
+    /// Processes (default 3; with --mutants each mutant runs at its own ladder of counts).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Schedules to explore (default 1000; with --mutants, per setting tried, default 1500:

@@ -400,3 +400,76 @@ fn b_bakery_runs_in_lockstep_with_ub_bakery() {
         assert!(r.schedules_completed > 0, "seed {}: {r}", o.seed);
     }
 }
+
+/// A lock that claims starvation freedom with fewer than k crashes but admits one process at a
+/// time: safe for k-exclusion, yet one process frozen inside starves everyone.
+struct ClaimsCrashTolerance<L: Lock>(L);
+
+impl<L: Lock> Lock for ClaimsCrashTolerance<L> {
+    fn enter(&self, p: usize, s: usize) {
+        self.0.enter(p, s)
+    }
+    fn exit(&self, p: usize, s: usize) {
+        self.0.exit(p, s)
+    }
+    fn claims(&self) -> lockbench::locks::Claims {
+        lockbench::locks::Claims {
+            crash_tolerant: true,
+            ..lockbench::locks::Claims::default()
+        }
+    }
+}
+
+#[test]
+fn crashes_starve_a_lock_that_is_not_crash_tolerant_but_not_zehavis() {
+    use lockbench::locks::paper::lamport_bakery::LamportBakery;
+    let mut one = test_entry("one-at-a-time", |p| {
+        Box::new(ClaimsCrashTolerance(LamportBakery::new(ScheduledMemory, p)))
+    });
+    one.info.problem = Problem::KExclusion;
+    let o = opts(3, 400);
+    assert_eq!(o.k, 2);
+    let r = verify(&one, &o, false).unwrap();
+    let Outcome::Violation { kind, .. } = &r.outcome else {
+        panic!("no starvation found, seed {}: {r}", o.seed)
+    };
+    assert!(
+        kind.starts_with("STARVATION with 1 crashed"),
+        "seed {}: {kind}",
+        o.seed
+    );
+    // Zehavi's algorithm under the same plan of crashes: every live process gets through.
+    let r = verify(&find("zehavi-kex").unwrap(), &o, false).unwrap();
+    assert_eq!(r.outcome, Outcome::Safe, "seed {}: {r}", o.seed);
+    assert!(r.schedules_with_crashes > 0, "seed {}: {r}", o.seed);
+}
+
+#[test]
+fn the_bwb_gme_lemmas_kill_the_mutants_safety_alone_misses() {
+    use lockbench::verify::mutants;
+    for name in ["bwb-gme/number-over-all", "bwb-gme/no-number-guard"] {
+        let m = &mutants::select(name).unwrap()[0];
+        let base = opts(3, mutants::DEFAULT_SCHEDULES_PER_RUNG);
+        let r = mutants::run(m, &base, true).unwrap();
+        assert!(r.killed, "{name} survived, seed {}", base.seed);
+        let kind = r.kind.as_deref().unwrap();
+        assert!(
+            kind.starts_with("INVARIANT BROKEN: bwb-gme: Lemma"),
+            "{name}, seed {}: {kind}",
+            base.seed
+        );
+        assert!(r.schedules_to_kill.unwrap() <= 10_000, "seed {}", base.seed);
+        // The kill replays.
+        let mut again = opts(r.threads.unwrap(), 1);
+        again.cs_steps = r.cs_steps.unwrap();
+        again.k = VerifyOptions::default_k(again.threads);
+        again.mutant = Some(m.name.to_string());
+        again.replay = r.replay.clone();
+        let replayed = verify(&mutants::entry(m), &again, true).unwrap();
+        assert!(
+            matches!(&replayed.outcome, Outcome::Violation { kind: k, .. } if k == kind),
+            "seed {}: {replayed}",
+            base.seed
+        );
+    }
+}

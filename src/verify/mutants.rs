@@ -246,10 +246,17 @@ pub fn table(results: &[MutantResult]) -> String {
         } else {
             "SURVIVED"
         };
+        // The argument's first sentence (the whole is in the JSON's `argument`).
         let why = if r.killed {
             r.kind.clone().unwrap_or_default()
         } else {
-            r.argument.clone().unwrap_or_default()
+            let a = r.argument.clone().unwrap_or_default();
+            let end = [". ", "; "]
+                .iter()
+                .filter_map(|sep| a.find(sep))
+                .min()
+                .unwrap_or(a.len());
+            a[..end].to_string()
         };
         let _ = writeln!(
             out,

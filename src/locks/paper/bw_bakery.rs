@@ -82,6 +82,12 @@ impl<M: Memory, const MUT: u8> BwBakeryLock<M, MUT> {
         // 6: Choosing[i] := false
         self.choosing[i].write(i, 0);
         doorway_done();
+        // 7: for j := 1 to N, skipping j = i. Taken literally the loop includes i itself, and
+        // then line 9 holds (its colour is its own) while none of lines 11–13 can ever hold
+        // ((n_i, i) < (n_i, i) is false, its colour equals itself, its number is not 0): a
+        // process would wait on itself for ever. Taubenfeld's original, like Lamport's
+        // Bakery, means the others. (Line 5's max above skips i too, which changes nothing:
+        // i's own number is 0 there.)
         for j in (0..self.n).filter(|&j| j != i) {
             // 8: wait until Choosing[j] = false
             if MUT != mutant::NO_CHOOSING_WAIT {

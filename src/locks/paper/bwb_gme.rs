@@ -531,6 +531,75 @@ mod tests {
         );
     }
 
+    /// Seed 000 §6's reason for line 28, as a scripted schedule on the step-gated memory with
+    /// three processes: Z (session S, two passages), P_i (S), P_j (a conflicting S′). Z enters
+    /// with number 1; P_i reads GlobalColor (white) on line 5 and stops; Z leaves, flips it to
+    /// black, re-enters with number 1 past P_i (same session), leaves again and, seeing no white
+    /// token (P_i's colour is still ⊥), is about to flip it back to white; P_i finishes its
+    /// doorway with white; P_j takes black and number 2; P_i passes P_j (GlobalColor is black,
+    /// P_j's colour) and enters; Z flips to white; P_j passes P_i (GlobalColor is no longer its
+    /// colour) and enters beside P_i. Returns whether two conflicting processes were inside
+    /// together.
+    fn line_28_scenario<const MUT: u8>() -> bool {
+        use crate::mem::gate::{Cut, Gate, Goal, Script};
+        use crate::mem::{CountingMemory, Model};
+        use std::sync::atomic::AtomicBool;
+        let (z, pj, pi) = (0, 1, 2);
+        let w = Goal::UntilWrite;
+        let mut goals = vec![w(z), w(z), w(z), w(z), Goal::BeforeWrite(z)];
+        goals.extend([w(pi), w(pi), Goal::Steps(pi, 1)]);
+        goals.extend([w(z), w(z), w(z), w(z), w(z), w(z), Goal::BeforeWrite(z)]);
+        goals.extend([w(pi), w(pi)]);
+        goals.extend([w(pj), w(pj), w(pj), w(pj)]);
+        goals.push(Goal::Steps(pi, 10));
+        goals.extend([w(z), w(z)]);
+        goals.push(Goal::Steps(pj, 10));
+        let gate = Gate::new(3, Model::Cc, Box::new(Script::new(goals)), 100_000);
+        let mem = CountingMemory::gated(gate.clone());
+        let params = Params::new(3, 1, crate::mem::WaitPolicy::Spin);
+        let lock = BwbGmeLock::<CountingMemory, Generalized, MUT>::new(mem, &params);
+        let inside: Mutex<Vec<Option<usize>>> = Mutex::new(vec![None; 3]);
+        let overlap = AtomicBool::new(false);
+        let plans: [&[usize]; 3] = [&[0, 0], &[1], &[0]];
+        std::thread::scope(|sc| {
+            for (p, plan) in plans.iter().enumerate() {
+                let (gate, lock, inside, overlap) = (&gate, &lock, &inside, &overlap);
+                sc.spawn(move || {
+                    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        gate.arrive(p);
+                        for &s in *plan {
+                            lock.enter(p, s);
+                            {
+                                let mut inside = inside.lock().unwrap();
+                                if inside.iter().flatten().any(|&t| t != s) {
+                                    overlap.store(true, std::sync::atomic::Ordering::Relaxed);
+                                }
+                                inside[p] = Some(s);
+                            }
+                            for _ in 0..50 {
+                                gate.step(p, None);
+                            }
+                            inside.lock().unwrap()[p] = None;
+                            lock.exit(p, s);
+                        }
+                        gate.finish(p);
+                    }));
+                    if let Err(e) = r {
+                        assert!(e.downcast_ref::<Cut>().is_some(), "process {p} failed");
+                    }
+                });
+            }
+        });
+        assert_eq!(gate.error(), None);
+        overlap.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    #[test]
+    fn without_the_line_28_guard_conflicting_processes_meet_in_the_cs() {
+        assert!(line_28_scenario::<{ mutant::NO_NUMBER_GUARD }>());
+        assert!(!line_28_scenario::<0>(), "bwb-gme keeps them apart");
+    }
+
     fn token(session: i64, color: i64, number: i64) -> i64 {
         Token {
             session,

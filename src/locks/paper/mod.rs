@@ -158,12 +158,27 @@ pub fn entries() -> Vec<LockEntry> {
     ]
 }
 
-/// Test support: explores schedules of a registered lock and asserts it stays safe.
+/// Test support: explores schedules of a registered lock and asserts it stays safe, on a seed
+/// drawn per call (`LOCKBENCH_SEED` fixes it), printed on failure.
 #[cfg(test)]
 pub(crate) fn assert_safe_under_schedules(name: &str, threads: usize, schedules: usize) {
     let entry = super::find(name).expect("registered");
     let mut opts = crate::verify::VerifyOptions::new(threads);
     opts.schedules = schedules;
+    opts.seed = std::env::var("LOCKBENCH_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap();
+            t.subsec_nanos() as u64 % 1_000_000
+        });
     let r = crate::verify::verify(&entry, &opts, false).unwrap();
-    assert_eq!(r.outcome, crate::verify::Outcome::Safe, "{r}");
+    assert_eq!(
+        r.outcome,
+        crate::verify::Outcome::Safe,
+        "{name} at {threads}, seed {}: {r}",
+        opts.seed
+    );
 }
