@@ -202,10 +202,12 @@ impl TokenGme {
                 self.a6(rt);
             }
         } else {
-            // TG-9.
-            let conflict =
-                (0..self.request.len()).any(|k| self.pending(t, k) && self.request[k].1 != t.ty);
-            if conflict {
+            // TG-9 (the flag kept by token receipt and each REQUEST: O(1) per event).
+            debug_assert_eq!(
+                self.conflict,
+                (0..self.request.len()).any(|k| self.pending(t, k) && self.request[k].1 != t.ty)
+            );
+            if self.conflict {
                 let s = t.session;
                 self.token = None;
                 for j in 0..rt.n() {
