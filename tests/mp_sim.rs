@@ -527,6 +527,32 @@ fn lkcs_is_safe_on_every_topology_and_live_where_the_readme_says() {
 }
 
 #[test]
+fn lkcs_grants_are_told_apart() {
+    // Without LK-13 (grants carry the granted request's timestamp) this run let a Grant sent
+    // before a RequestByTrigger, and a Relinquish crossing the special grant, put a fourth
+    // process into |CS_5| with k = 3, some 400 000 time units in. The run is stuck (README)
+    // long before its watchdog of 10^6, but must stay safe throughout.
+    let r = &sim_any(&[
+        "--algo",
+        "lkcs",
+        "--n",
+        "16",
+        "--topology",
+        "grid",
+        "--l",
+        "1",
+        "--k",
+        "3",
+        "--requests",
+        "60",
+        "--seed",
+        "8",
+    ])[0];
+    assert_eq!(r["safety_violations"], 0, "{r}");
+    assert!(f(r, "events") > 200_000.0, "{r}");
+}
+
+#[test]
 fn lkcs_costs_what_lemma_6_counts() {
     // Seed 004 Lemma 6, self-messages included: without preemption an entry or an exit is
     // |N_i| + 1 REQUESTs, |N_i| + 1 GRANTs and |N_i| + 1 RELEASEs. A complete graph of 10 with
