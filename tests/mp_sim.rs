@@ -461,6 +461,40 @@ fn lmutin_without_preemption_costs_what_lemma_6_counts() {
         .map(|k| k["kind"].as_str().unwrap())
         .collect();
     assert!(!kinds.contains(&"PREEMPT"), "{kinds:?}");
+    // With light contention (a complete graph of 10, l = 4, near-instant channels) some exits
+    // are preempted: each still costs at most 6(|N_i| + 1). On a ring under the default load
+    // a preempted exit can cost more (README).
+    for seed in ["1", "2"] {
+        let r = &sim(&[
+            "--algo",
+            "lmutin",
+            "--n",
+            "10",
+            "--topology",
+            "complete",
+            "--l",
+            "4",
+            "--ncs",
+            "20",
+            "--cs",
+            "40",
+            "--cd",
+            "const:0.1",
+            "--requests",
+            "100",
+            "--seed",
+            seed,
+        ])[0];
+        let kinds: Vec<&str> = r["messages_by_kind"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["kind"].as_str().unwrap())
+            .collect();
+        assert!(kinds.contains(&"PREEMPT"), "{kinds:?}");
+        let max = f(r, "messages_per_request_max_with_self");
+        assert!(max > 2.0 * 10.0 && max <= 6.0 * 10.0, "{r}");
+    }
 }
 
 /// `sim` as JSON whatever its exit status (a run reported stuck exits 1 but still reports).
