@@ -461,6 +461,40 @@ fn lmutin_without_preemption_costs_what_lemma_6_counts() {
         .map(|k| k["kind"].as_str().unwrap())
         .collect();
     assert!(!kinds.contains(&"PREEMPT"), "{kinds:?}");
+    // With light contention (a complete graph of 10, l = 4, near-instant channels) some exits
+    // are preempted: each still costs at most 6(|N_i| + 1). On a ring under the default load
+    // a preempted exit can cost more (README).
+    for seed in ["1", "2"] {
+        let r = &sim(&[
+            "--algo",
+            "lmutin",
+            "--n",
+            "10",
+            "--topology",
+            "complete",
+            "--l",
+            "4",
+            "--ncs",
+            "20",
+            "--cs",
+            "40",
+            "--cd",
+            "const:0.1",
+            "--requests",
+            "100",
+            "--seed",
+            seed,
+        ])[0];
+        let kinds: Vec<&str> = r["messages_by_kind"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|k| k["kind"].as_str().unwrap())
+            .collect();
+        assert!(kinds.contains(&"PREEMPT"), "{kinds:?}");
+        let max = f(r, "messages_per_request_max_with_self");
+        assert!(max > 2.0 * 10.0 && max <= 6.0 * 10.0, "{r}");
+    }
 }
 
 /// `sim` as JSON whatever its exit status (a run reported stuck exits 1 but still reports).
@@ -524,6 +558,32 @@ fn lkcs_is_safe_on_every_topology_and_live_where_the_readme_says() {
             }
         }
     }
+}
+
+#[test]
+fn lkcs_grants_are_told_apart() {
+    // Without LK-13 (grants carry the granted request's timestamp) this run let a Grant sent
+    // before a RequestByTrigger, and a Relinquish crossing the special grant, put a fourth
+    // process into |CS_5| with k = 3, some 400 000 time units in. The run is stuck (README)
+    // long before its watchdog of 10^6, but must stay safe throughout.
+    let r = &sim_any(&[
+        "--algo",
+        "lkcs",
+        "--n",
+        "16",
+        "--topology",
+        "grid",
+        "--l",
+        "1",
+        "--k",
+        "3",
+        "--requests",
+        "60",
+        "--seed",
+        "8",
+    ])[0];
+    assert_eq!(r["safety_violations"], 0, "{r}");
+    assert!(f(r, "events") > 200_000.0, "{r}");
 }
 
 #[test]

@@ -121,7 +121,9 @@ pub struct TokenGme {
     me: Pid,
     selection: Selection,
     /// request_i[j] = (number, type).
-    request: Vec<(u64, Group)>,
+    /// Stored as 32-bit (number, type) pairs: every REQUEST touches one entry of the
+    /// receiver's table, and halving the table halves what those touches pull into cache.
+    request: Vec<(u32, u32)>,
     session: u64,
     no_of_release: u64,
     token: Option<Token>,
@@ -145,7 +147,7 @@ impl TokenGme {
         TokenGme {
             me,
             selection,
-            request: vec![(0, BOTTOM); s.n],
+            request: vec![(0, u32::MAX); s.n],
             session: 0,
             no_of_release: 0,
             token: (me == 0).then(|| Token {
@@ -173,8 +175,16 @@ impl TokenGme {
             || self.session == t.session
     }
 
+    /// request_i[j] as (number, type).
+    #[inline]
+    fn req(&self, j: Pid) -> (u64, Group) {
+        let (num, ty) = self.request[j];
+        let ty = if ty == u32::MAX { BOTTOM } else { ty as Group };
+        (u64::from(num), ty)
+    }
+
     fn pending(&self, t: &Token, j: Pid) -> bool {
-        self.request[j].0 > t.fulfilled[j]
+        self.req(j).0 > t.fulfilled[j]
     }
 
     /// Enter if holding a safe token of the wanted type; then release or pass if idle.
@@ -202,10 +212,12 @@ impl TokenGme {
                 self.a6(rt);
             }
         } else {
-            // TG-9.
-            let conflict =
-                (0..self.request.len()).any(|k| self.pending(t, k) && self.request[k].1 != t.ty);
-            if conflict {
+            // TG-9 (the flag kept by token receipt and each REQUEST: O(1) per event).
+            debug_assert_eq!(
+                self.conflict,
+                (0..self.request.len()).any(|k| self.pending(t, k) && self.req(k).1 != t.ty)
+            );
+            if self.conflict {
                 let s = t.session;
                 self.token = None;
                 for j in 0..rt.n() {
@@ -221,7 +233,7 @@ impl TokenGme {
 
     /// A2 at the primary holder (and TG-4 for scans).
     fn a2_primary(&mut self, j: Pid) {
-        let (num, ty) = self.request[j];
+        let (num, ty) = self.req(j);
         let Some(t) = self.token.as_mut() else {
             return;
         };
@@ -335,11 +347,18 @@ impl TokenGme {
 
     /// A REQUEST (from another process, or this process's own copy: TG-8).
     fn on_request_msg(&mut self, rt: &mut dyn Runtime<TgMsg>, j: Pid, num: u64, ty: Group) {
-        if num > self.request[j].0 {
-            self.request[j] = (num, ty);
+        if num > self.req(j).0 {
+            self.request[j] = (
+                u32::try_from(num).expect("request numbers fit 32 bits"),
+                if ty == BOTTOM {
+                    u32::MAX
+                } else {
+                    u32::try_from(ty).expect("types fit 32 bits")
+                },
+            );
         }
         if let Some(t) = self.token.as_ref() {
-            if !t.primary && self.pending(t, j) && self.request[j].1 != t.ty {
+            if !t.primary && self.pending(t, j) && self.req(j).1 != t.ty {
                 self.conflict = true;
             }
         }
@@ -361,7 +380,7 @@ impl Algorithm for TokenGme {
             self.progress(rt);
             return;
         }
-        let num = self.request[self.me].0 + 1;
+        let num = self.req(self.me).0 + 1;
         for j in 0..rt.n() {
             if j != self.me {
                 rt.send(j, TgMsg::Request(num, group));
@@ -394,7 +413,7 @@ impl Algorithm for TokenGme {
                 }
                 self.conflict = !primary
                     && (0..self.request.len())
-                        .any(|k| self.request[k].0 > t.fulfilled[k] && self.request[k].1 != t.ty);
+                        .any(|k| self.req(k).0 > t.fulfilled[k] && self.req(k).1 != t.ty);
                 self.token = Some(*t);
                 if primary {
                     // TG-4.
