@@ -193,7 +193,13 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
         .any(|p| p.file_name() == Some("results.json".as_ref()))
     {
         out.push(dir.join("results.json"));
+        // A sweep keeps the point it is measuring in `partial/` until the point is done (and
+        // then in its own results.json): an unfinished point is not a result.
+        let sweep = dir.join("manifest.json").is_file();
         for p in entries.iter().filter(|p| p.is_dir()) {
+            if sweep && p.file_name() == Some("partial".as_ref()) {
+                continue;
+            }
             json_files(p, out)?;
         }
         return Ok(());
@@ -372,6 +378,21 @@ mod tests {
         let locks: Vec<&str> = loaded.runs.iter().map(|r| r.lock.as_str()).collect();
         assert_eq!(locks, vec!["b", "a"]);
         assert_eq!(loaded.skipped.len(), 1);
+
+        // A sweep's unfinished point (`partial/` beside its manifest) is left out.
+        let sweep = tempfile::tempdir().unwrap();
+        fs::write(sweep.path().join("manifest.json"), "{}").unwrap();
+        fs::write(sweep.path().join("results.json"), format!("[{one}]")).unwrap();
+        let partial = sweep.path().join("partial");
+        fs::create_dir(&partial).unwrap();
+        fs::write(
+            partial.join("results.json"),
+            r#"[{"lock": "c", "threads": 2}]"#,
+        )
+        .unwrap();
+        let loaded = load(sweep.path()).unwrap();
+        let locks: Vec<&str> = loaded.runs.iter().map(|r| r.lock.as_str()).collect();
+        assert_eq!(locks, vec!["a"]);
 
         let empty = tempfile::tempdir().unwrap();
         let err = load(empty.path()).unwrap_err().0;
