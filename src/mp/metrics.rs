@@ -287,7 +287,7 @@ pub struct KindFigure {
 
 /// One message-passing run (simulated or threaded). Field names are the machine-readable
 /// contract: add, don't rename.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct MpResult {
     /// Algorithm name.
     pub algo: String,
@@ -373,10 +373,9 @@ pub struct MpResult {
 }
 
 impl MpResult {
-    /// Fills the figures of `t`; the caller sets the run's description.
-    #[allow(clippy::too_many_arguments)]
-    /// `_delay_mean` is no longer used: hops are counted causally by the runtime ([`Tally::wait_hops`]).
-    pub fn figures(&mut self, t: &Tally, _delay_mean: f64, time: f64, sync_applies: bool) {
+    /// Fills the figures of `t`; the caller sets the run's description. Hops are counted
+    /// causally by the runtime ([`Tally::wait_hops`]).
+    pub fn figures(&mut self, t: &Tally, time: f64, sync_applies: bool) {
         let req = t.requests.max(1) as f64;
         self.requests = t.requests;
         self.messages_per_request_mean = t.messages as f64 / req;

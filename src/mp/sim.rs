@@ -691,41 +691,16 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
         cs: cfg.cs.to_string(),
         mix: cfg.mix.to_string(),
         fifo: cfg.fifo,
-        requests: 0,
-        messages_per_request_mean: 0.0,
-        messages_per_request_max: 0,
-        messages_per_request_max_with_self: 0,
-        self_messages_per_request_mean: 0.0,
-        messages_by_kind: Vec::new(),
-        message_size_mean: 0.0,
-        message_ints_per_request_mean: 0.0,
-        waiting_time_mean: 0.0,
-        waiting_time_max: 0.0,
-        waiting_time_hops: None,
-        waiting_time_hops_max: None,
-        sync_delay_mean: None,
-        sync_delay_max: None,
-        sync_delay_hops: None,
-        sync_delay_hops_max: None,
-        throughput: 0.0,
-        concurrency_mean: 0.0,
-        concurrency_max: 0,
-        fairness_jain: 0.0,
-        time: 0.0,
         events,
         wall_seconds: 0.0,
         safety_violations: core.violations,
         violations: core.described.clone(),
         liveness_failure: liveness,
         starvation_sessions_max: core.sessions_waited_max,
-        starvation_bound: None,
+        // The figures: filled by `figures` below.
+        ..MpResult::default()
     };
-    r.figures(
-        &core.tally,
-        cfg.delay.mean(),
-        core.now,
-        cfg.problem != Problem::LocalCs,
-    );
+    r.figures(&core.tally, core.now, cfg.problem != Problem::LocalCs);
     if cfg.algo.starts_with("token-gme") {
         r.starvation_bound = Some((s.m as u64) * (n as u64 + 1) - 1);
     }

@@ -415,41 +415,16 @@ pub fn run<A: Algorithm + 'static>(
         cs: cfg.cs.to_string(),
         mix: cfg.mix.to_string(),
         fifo: true,
-        requests: 0,
-        messages_per_request_mean: 0.0,
-        messages_per_request_max: 0,
-        messages_per_request_max_with_self: 0,
-        self_messages_per_request_mean: 0.0,
-        messages_by_kind: Vec::new(),
-        message_size_mean: 0.0,
-        message_ints_per_request_mean: 0.0,
-        waiting_time_mean: 0.0,
-        waiting_time_max: 0.0,
-        waiting_time_hops: None,
-        waiting_time_hops_max: None,
-        sync_delay_mean: None,
-        sync_delay_max: None,
-        sync_delay_hops: None,
-        sync_delay_hops_max: None,
-        throughput: 0.0,
-        concurrency_mean: 0.0,
-        concurrency_max: 0,
-        fairness_jain: 0.0,
-        time: 0.0,
         events: delivered.load(Ordering::Relaxed) as u64,
         wall_seconds: elapsed.as_secs_f64(),
         safety_violations: m.violations,
         violations: m.described.clone(),
         liveness_failure: liveness,
         starvation_sessions_max: None,
-        starvation_bound: None,
+        // The figures: filled by `figures` below.
+        ..MpResult::default()
     };
-    r.figures(
-        &tally,
-        cfg.delay.mean(),
-        elapsed.as_secs_f64() * 1e3,
-        !local,
-    );
+    r.figures(&tally, elapsed.as_secs_f64() * 1e3, !local);
     Ok(r)
 }
 

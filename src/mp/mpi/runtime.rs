@@ -900,36 +900,16 @@ fn assemble(
         cs: cfg.cs.to_string(),
         mix: cfg.mix.to_string(),
         fifo: true,
-        requests: 0,
-        messages_per_request_mean: 0.0,
-        messages_per_request_max: 0,
-        messages_per_request_max_with_self: 0,
-        self_messages_per_request_mean: 0.0,
-        messages_by_kind: Vec::new(),
-        message_size_mean: 0.0,
-        message_ints_per_request_mean: 0.0,
-        waiting_time_mean: 0.0,
-        waiting_time_max: 0.0,
-        waiting_time_hops: None,
-        waiting_time_hops_max: None,
-        sync_delay_mean: None,
-        sync_delay_max: None,
-        sync_delay_hops: None,
-        sync_delay_hops_max: None,
-        throughput: 0.0,
-        concurrency_mean: 0.0,
-        concurrency_max: 0,
-        fairness_jain: 0.0,
-        time: 0.0,
         events: delivered,
         wall_seconds: wall,
         safety_violations: violations,
         violations: described,
         liveness_failure: liveness,
         starvation_sessions_max: sessions_waited_max,
-        starvation_bound: None,
+        // The figures: filled by `figures` below.
+        ..MpResult::default()
     };
-    r.figures(&tally, cfg.delay.mean(), end, !local_cs);
+    r.figures(&tally, end, !local_cs);
     if cfg.algo.starts_with("token-gme") {
         r.starvation_bound = Some((s.m as u64) * (n as u64 + 1) - 1);
     }
