@@ -157,18 +157,15 @@ impl Point {
             v.as_deref()
                 .map(|s| {
                     s.parse::<Dur>().map_err(|e| {
-                        UsageError(format!(
-                            "`{key}` = \"{s}\" in the sweep: {e} (e.g. \"200ns\")"
-                        ))
+                        // The parse error carries an example of its own.
+                        UsageError(format!("`{key}` = \"{s}\" in the sweep: {e}"))
                     })
                 })
                 .transpose()
         };
         let mix = match &self.mix {
             Some(m) => Some(vec![m.parse().map_err(|e| {
-                UsageError(format!(
-                    "`mix` = \"{m}\" in the sweep: {e} (e.g. \"uniform:4\")"
-                ))
+                UsageError(format!("`mix` = \"{m}\" in the sweep: {e}"))
             })?]),
             None => None,
         };
