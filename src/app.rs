@@ -769,13 +769,54 @@ pub struct Outcome {
 
 /// Repetitions `run` would make with `opts` (runs × rounds): `opts` layered and validated as
 /// `run` validates them, so a sweep checks every point before measuring any.
-pub fn planned_repetitions(opts: &RunArgs) -> Result<usize> {
+pub fn planned_repetitions(opts: &RunArgs, limits: &Limits) -> Result<usize> {
     let topo = Topology::detect().context("reading the CPU topology")?;
-    let mut plan = plan(opts, &topo)?;
-    if opts.rmr.is_some() {
-        plan.runs.retain(|r| r.entry.counting.is_some());
+    Ok(checked_plan(opts, &topo, limits)?.runs.len() * opts.rounds())
+}
+
+/// The plan of `opts` with the checks that need it (the counting memory's process limit, the
+/// traces' memory) and what they change (`--rmr` leaves out locks it cannot count): what
+/// `run` measures, and what a sweep validates each point against before measuring any.
+fn checked_plan(opts: &RunArgs, topo: &Topology, limits: &Limits) -> Result<Plan, UsageError> {
+    let mut plan = plan(opts, topo)?;
+    let most = crate::mem::counting::MAX_PROCESSES;
+    if opts.rmr.is_some()
+        && opts
+            .slots
+            .unwrap_or(0)
+            .max(*plan.thread_counts.iter().max().unwrap_or(&0))
+            > most
+    {
+        return Err(UsageError(format!(
+            "{} counts at most {most} processes: lower the thread count and slots, or run without it",
+            opts.name("rmr")
+        )));
     }
-    Ok(plan.runs.len() * opts.rounds())
+    if opts.rmr.is_some() {
+        let before = plan.runs.len();
+        plan.runs.retain(|r| r.entry.counting.is_some());
+        if plan.runs.len() < before {
+            plan.warnings.push(
+                "--rmr: locks not written over the register abstraction (std, parking_lot, spin, condvar baselines) are left out".into(),
+            );
+        }
+    }
+    if opts.trace {
+        for &t in &plan.thread_counts {
+            let cap = limits.trace_capacity(t);
+            if cap < 1000 {
+                return usage(format!(
+                    "--trace at {t} threads: the traces would not fit in the memory available; trace fewer threads"
+                ));
+            }
+            if cap < crate::config::TRACE_CAPACITY {
+                plan.warnings.push(format!(
+                    "{t} threads: traces keep {cap} passages per thread (what fits in the memory available); later passages are not traced"
+                ));
+            }
+        }
+    }
+    Ok(plan)
 }
 
 /// `lockbench run`: returns the process exit code (0 ok; 1 a safety failure, stall or FCFS
@@ -803,45 +844,7 @@ pub fn run_with(
     };
     let topo = Topology::detect().context("reading the CPU topology")?;
     let host = Host::detect(&topo);
-    let mut plan = plan(opts, &topo)?;
-    let most = crate::mem::counting::MAX_PROCESSES;
-    if opts.rmr.is_some()
-        && opts
-            .slots
-            .unwrap_or(0)
-            .max(*plan.thread_counts.iter().max().unwrap_or(&0))
-            > most
-    {
-        return Err(UsageError(format!(
-            "{} counts at most {most} processes: lower the thread count and slots, or run without it",
-            opts.name("rmr")
-        ))
-        .into());
-    }
-    if opts.rmr.is_some() {
-        let before = plan.runs.len();
-        plan.runs.retain(|r| r.entry.counting.is_some());
-        if plan.runs.len() < before {
-            plan.warnings.push(
-                "--rmr: locks not written over the register abstraction (std, parking_lot, spin, condvar baselines) are left out".into(),
-            );
-        }
-    }
-    if opts.trace {
-        for &t in &plan.thread_counts {
-            let cap = limits.trace_capacity(t);
-            if cap < 1000 {
-                return usage(format!(
-                    "--trace at {t} threads: the traces would not fit in the memory available; trace fewer threads"
-                ))?;
-            }
-            if cap < crate::config::TRACE_CAPACITY {
-                plan.warnings.push(format!(
-                    "{t} threads: traces keep {cap} passages per thread (what fits in the memory available); later passages are not traced"
-                ));
-            }
-        }
-    }
+    let mut plan = checked_plan(opts, &topo, limits)?;
     if hooks.dir.is_none() {
         check_out(opts)?;
     }

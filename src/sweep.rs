@@ -434,11 +434,12 @@ fn validate<'a>(sweep: &'a Sweep, base: &Path, limits: &Limits) -> Result<Vec<Po
         let at = |e: UsageError| UsageError(format!("sweep point {}: {e}", p.id()));
         let mut opts = p.run_args(base).and_then(|a| a.layered()).map_err(at)?;
         let warnings = opts.validate(limits).map_err(at)?;
-        let reps =
-            app::planned_repetitions(&opts).map_err(|e| match e.downcast::<UsageError>() {
+        let reps = app::planned_repetitions(&opts, limits).map_err(|e| {
+            match e.downcast::<UsageError>() {
                 Ok(u) => anyhow::Error::new(at(u)),
                 Err(e) => e,
-            })?;
+            }
+        })?;
         plans.push((p, opts, warnings, reps));
     }
     Ok(plans)
@@ -730,6 +731,29 @@ mod tests {
             .unwrap_err()
             .0;
         assert!(e.contains("malformed sweep config"), "{e}");
+    }
+
+    #[test]
+    fn every_point_is_checked_as_run_checks_it_before_any_runs() {
+        // The fourth point counts RMRs of more processes than the counting memory holds: the
+        // sweep is refused before its first point, not when it reaches the fourth.
+        let text = r#"
+            lock = ["ticket"]
+            threads = [1, 100]
+            rmr = ["none", "cc"]
+            oversubscribe = true
+            passages = 100
+        "#;
+        let sweep = Sweep::parse(text, Path::new("s.toml"), M).unwrap();
+        let tmp = tempfile::NamedTempFile::new().unwrap();
+        fs::write(tmp.path(), toml::to_string(&sweep.base).unwrap()).unwrap();
+        let e = validate(&sweep, tmp.path(), &Limits::detect())
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            e.contains("t=100 rmr=cc") && e.contains("at most 64"),
+            "{e}"
+        );
     }
 
     #[test]
