@@ -532,6 +532,7 @@ fn summarize(
         harness_overhead_ns: ctx.overhead,
         harness_fidelity: ctx.fidelity.clone(),
         latency_sample: spec.latency_sample,
+        latency_sample_adaptive: spec.timing_cost_ns.is_some(),
         ns_per_tick: npt,
         warnings,
         host: ctx.host.clone(),
@@ -579,6 +580,7 @@ fn oracle_for(choice: OracleArg, entry: &LockEntry, k: usize) -> OracleKind {
     let problem = entry.info.problem;
     match choice {
         OracleArg::Auto => OracleKind::default_for(problem, k),
+        OracleArg::Sampled => OracleKind::Sampled.for_lock(problem, k),
         OracleArg::SelfCheck => OracleKind::SelfCheck.for_lock(problem, k),
         OracleArg::Counting => OracleKind::Counting,
         OracleArg::None => OracleKind::None,
@@ -595,7 +597,7 @@ fn fidelity_template(
     policy: WaitPolicy,
     duration: Duration,
     warmup: Duration,
-    latency_sample: u64,
+    (latency_sample, timing_cost_ns): (u64, Option<f64>),
 ) -> RunSpec {
     let k = 1;
     RunSpec {
@@ -612,6 +614,7 @@ fn fidelity_template(
         warmup,
         trace: false,
         latency_sample,
+        timing_cost_ns,
         trace_capacity: 0,
         cpus: (0..threads)
             .map(|t| crate::runner::topology::cpu_for(placement, t))
@@ -626,7 +629,11 @@ fn fidelity_template(
 
 /// The harness's cost above an empty loop, ns per passage: `noop` in the default loop against
 /// `noop` in the bare loop, at one thread.
-fn noop_overhead(placement: &[usize], latency_sample: u64, rounds: usize) -> Result<FidelityPoint> {
+fn noop_overhead(
+    placement: &[usize],
+    sampling: (u64, Option<f64>),
+    rounds: usize,
+) -> Result<FidelityPoint> {
     let noop = lookup("noop")?;
     let t = fidelity_template(
         noop,
@@ -635,7 +642,7 @@ fn noop_overhead(placement: &[usize], latency_sample: u64, rounds: usize) -> Res
         WaitPolicy::Spin,
         Duration::from_millis(30),
         Duration::from_millis(10),
-        latency_sample,
+        sampling,
     );
     Ok(fidelity::measure(&t, rounds)?)
 }
@@ -747,8 +754,10 @@ pub struct Hooks<'a> {
 /// per passage and the harness fidelity of a reference lock.
 #[derive(Clone, Debug)]
 pub struct Calibration {
-    /// One passage in this many is timed.
+    /// One passage in this many is timed (at least; see [`RunSpec::timing_cost_ns`]).
     pub latency_sample: u64,
+    /// What timing one passage costs, ns, when the rate is the default and adapts.
+    pub timing_cost_ns: Option<f64>,
     /// ns the harness adds per passage.
     pub overhead: f64,
     /// Harness/bare throughput of the reference lock.
@@ -866,12 +875,14 @@ pub fn run_with(
     // the sampling rate), what the harness adds to an empty loop, and the harness/bare ratio
     // of a reference lock.
     let carried = hooks.calibration.take();
-    let latency_sample = opts.latency_sample.unwrap_or_else(|| {
-        carried.as_ref().map_or_else(
-            || auto_latency_sample(timed_passage_cost_ns()),
-            |c| c.latency_sample,
-        )
-    });
+    let (latency_sample, timing_cost_ns) = match (opts.latency_sample, &carried) {
+        (Some(n), _) => (n, None),
+        (None, Some(c)) => (c.latency_sample, c.timing_cost_ns),
+        (None, None) => {
+            let cost = timed_passage_cost_ns();
+            (auto_latency_sample(cost), Some(cost))
+        }
+    };
     if opts.trace && opts.latency_sample.is_some_and(|n| n != 1) {
         let _ = writeln!(
             err,
@@ -879,10 +890,15 @@ pub fn run_with(
             opts.name("latency-sample")
         );
     }
-    let latency_sample = if opts.trace { 1 } else { latency_sample };
+    let (latency_sample, timing_cost_ns) = if opts.trace {
+        (1, None)
+    } else {
+        (latency_sample, timing_cost_ns)
+    };
+    let sampling = (latency_sample, timing_cost_ns);
     let overhead = match &carried {
         Some(c) => c.overhead,
-        None => match noop_overhead(&plan.placement, latency_sample, 5) {
+        None => match noop_overhead(&plan.placement, sampling, 5) {
             Ok(f) => f.added_ns_per_passage.unwrap_or(f64::NAN),
             Err(e) => {
                 let _ = writeln!(err, "warning: harness overhead not measured: {e}");
@@ -900,7 +916,7 @@ pub fn run_with(
             WaitPolicy::Spin,
             Duration::from_millis(60),
             Duration::from_millis(20),
-            latency_sample,
+            sampling,
         );
         match fidelity::measure(&t, 3) {
             Ok(f) => Some(f),
@@ -912,6 +928,7 @@ pub fn run_with(
     };
     let calibration = Calibration {
         latency_sample,
+        timing_cost_ns,
         overhead,
         fidelity: fidelity.clone(),
     };
@@ -928,7 +945,12 @@ pub fn run_with(
     );
     let _ = writeln!(
         err,
-        "lockbench: latency from 1 passage in {latency_sample} at random; harness adds {overhead:.1} ns per passage{}",
+        "lockbench: latency from 1 passage in {latency_sample}{} at random; harness adds {overhead:.1} ns per passage{}",
+        if timing_cost_ns.is_some() {
+            " or fewer (timing at most 1% of a thread's passage time)"
+        } else {
+            ""
+        },
         fidelity
             .as_ref()
             .map(|f| format!(
@@ -978,6 +1000,7 @@ pub fn run_with(
                 trace: opts.trace,
                 trace_capacity: limits.trace_capacity(p.threads),
                 latency_sample,
+                timing_cost_ns,
                 cpus: (0..p.threads)
                     .map(|t| crate::runner::topology::cpu_for(&plan.placement, t))
                     .collect(),
@@ -1284,10 +1307,20 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
     }
     let store = Store::create(&args.out)
         .map_err(|e| UsageError(format!("--out {}: {e:#}", args.out.display())))?;
-    let latency_sample = auto_latency_sample(timed_passage_cost_ns());
+    if args.latency_sample == Some(0) {
+        return Err(UsageError("--latency-sample must be at least 1 (e.g. 100)".into()).into());
+    }
+    let sampling = match args.latency_sample {
+        Some(n) => (n, None),
+        None => {
+            let cost = timed_passage_cost_ns();
+            (auto_latency_sample(cost), Some(cost))
+        }
+    };
+    let latency_sample = sampling.0;
     let err = &mut std::io::stderr();
     let mut points = Vec::new();
-    let noop = noop_overhead(&placement, latency_sample, args.rounds)?;
+    let noop = noop_overhead(&placement, sampling, args.rounds)?;
     let _ = writeln!(
         err,
         "noop at 1 thread: the harness adds {:.2} ns per passage to an empty loop",
@@ -1303,7 +1336,7 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
                 WaitPolicy::Spin,
                 duration,
                 warmup,
-                latency_sample,
+                sampling,
             );
             spec.oracle = oracle_for(args.oracle, e, spec.k);
             let f = fidelity::measure(&spec, args.rounds)?;
@@ -1322,7 +1355,8 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
         out = serde_json::to_string_pretty(&points)? + "\n";
     } else {
         out.push_str(&format!(
-            "harness = the default passage loop (oracle, 1 passage in {latency_sample} timed, counters) against a bare loop of the same lock (enter; exit); {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]\n",
+            "harness = the default passage loop (oracle, 1 passage in {latency_sample}{} timed, counters) against a bare loop of the same lock (enter; exit); {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]\n",
+            if sampling.1.is_some() { " or fewer" } else { "" },
             args.rounds,
             format_duration(duration)
         ));

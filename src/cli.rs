@@ -120,10 +120,14 @@ pub enum WaitArg {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OracleArg {
-    /// The self-checking critical section for mutual exclusion (and k = 1), the counting
-    /// oracle for GME and k-exclusion.
+    /// The sampled self-check for mutual exclusion (and k = 1), the counting oracle for GME
+    /// and k-exclusion.
     Auto,
-    /// Plain loads and stores in the critical section: an id (GME: the session) written on
+    /// The self-check on sampled passages (the timed ones and about one other in 128), and one
+    /// plain load of its owner word on every other: sees a passage entering while a sampled one
+    /// is inside, for almost nothing per passage. Mutual exclusion and k = 1 (GME: self-check).
+    Sampled,
+    /// Plain loads and stores in every critical section: an id (GME: the session) written on
     /// entry and read back before exit, and a shared checksum compared at the end.
     SelfCheck,
     /// Atomic counts of who is inside, on a line of the oracle's own: exact, and the source of
@@ -222,6 +226,10 @@ pub struct FidelityArgs {
     /// costs without the oracle's critical-section accesses.
     #[arg(long, value_enum, default_value = "auto")]
     pub oracle: OracleArg,
+    /// Time one passage in N in the harness loop (default as `run`: chosen from what timing
+    /// one passage costs here).
+    #[arg(long)]
+    pub latency_sample: Option<u64>,
     /// Output format: table or json (default table).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,

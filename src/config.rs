@@ -304,8 +304,8 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "oracle")]
     #[serde(default)]
     pub no_check: bool,
-    /// Safety oracle: auto (self-check for mutual exclusion, counting for GME and
-    /// k-exclusion), self-check, counting or none (default auto).
+    /// Safety oracle: auto (the sampled self-check for mutual exclusion, counting for GME and
+    /// k-exclusion), sampled, self-check, counting or none (default auto).
     #[arg(long, value_enum)]
     #[serde(serialize_with = "de::choice")]
     pub oracle: Option<OracleArg>,

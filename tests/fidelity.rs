@@ -135,12 +135,16 @@ fn every_run_reports_its_oracle_sampling_exit_latency_and_fidelity() {
         let oracle = if r["problem"] == "gme" {
             "counting"
         } else {
-            "self-check"
+            "sampled"
         };
         assert_eq!(r["oracle"], oracle, "{}", r["lock"]);
-        assert_eq!(r["concurrency"].is_null(), oracle == "self-check");
+        assert_eq!(r["concurrency"].is_null(), oracle == "sampled");
         let sample = r["latency_sample"].as_u64().unwrap();
         assert!(sample >= 16, "sampled by default: 1 in {sample}");
+        assert_eq!(
+            r["latency_sample_adaptive"], true,
+            "the default rate adapts"
+        );
         let n = r["latency_ns"]["count"].as_u64().unwrap();
         assert!(n > 0);
         assert_eq!(
@@ -225,7 +229,7 @@ fn fidelity_command_measures_harness_against_bare_loop() {
     assert_eq!(t["ratios"].as_array().unwrap().len(), 2);
     assert!(t["bare_per_sec"].as_f64().unwrap() > 0.0);
     assert!(t["harness_per_sec"].as_f64().unwrap() > 0.0);
-    assert_eq!(t["oracle"], "self-check");
+    assert_eq!(t["oracle"], "sampled");
     // Saved as measured.
     let run_dir = std::fs::read_dir(dir.path())
         .unwrap()

@@ -153,6 +153,10 @@ fn config_keys_are_the_long_options() {
     assert_eq!(r["mix"], "single");
     assert_eq!(r["repeat"], 1);
     assert_eq!(r["latency_sample"], 1);
+    assert_eq!(
+        r["latency_sample_adaptive"], false,
+        "a rate asked for is kept"
+    );
     assert_eq!(r["oracle"], "counting");
     assert_eq!(r["cs_lines"], 2);
     assert_eq!(r["stop"], "passages 300 per thread");
@@ -525,6 +529,7 @@ fn random_argument_vectors_never_panic() {
         "none",
         "counting",
         "self-check",
+        "sampled",
         "yield",
         "spin",
         "physical",

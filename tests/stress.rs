@@ -36,6 +36,7 @@ fn spec(
         trace: false,
         trace_capacity: 0,
         latency_sample: 1,
+        timing_cost_ns: None,
         cpus: (0..threads)
             .map(|t| if pinned { cpu_for(&placement, t) } else { None })
             .collect(),

@@ -2,9 +2,11 @@
 //! traces (FCFS, concurrent entry, FIFE).
 //!
 //! Two oracles, chosen per run ([`OracleKind`]):
-//! * [`SelfCheck`], the default for mutual exclusion: a self-checking critical section of plain
-//!   loads and stores on one shared line, as the bakery-family test harnesses do it. It costs
-//!   what any critical section costs that touches one line of protected data.
+//! * [`SelfCheck`]: a self-checking critical section of plain loads and stores on one shared
+//!   line, as the bakery-family test harnesses do it. It costs what any critical section costs
+//!   that touches one line of protected data. The default for mutual exclusion runs it on the
+//!   sampled passages only ([`OracleKind::Sampled`]) and has every other passage load the
+//!   line's owner word once; `--oracle self-check` runs it on every passage.
 //! * [`Oracle`], the exact counting oracle: atomic read-modify-writes on a line of its own,
 //!   counting who is inside. The default for GME (it measures how many share the critical
 //!   section) and k-exclusion (only a count can tell k from k + 1), and `--oracle counting`
@@ -25,7 +27,10 @@ use crate::locks::Problem;
 pub enum OracleKind {
     /// No safety check (`--no-check`).
     None,
-    /// The self-checking critical section ([`SelfCheck`]).
+    /// The self-checking critical section on sampled passages, and a plain load of its owner
+    /// word on every other passage ([`SelfCheck::sampled_enter`], [`SelfCheck::peek`]).
+    Sampled,
+    /// The self-checking critical section on every passage ([`SelfCheck`]).
     SelfCheck,
     /// The exact counting oracle ([`Oracle`]).
     Counting,
@@ -36,55 +41,75 @@ impl OracleKind {
     pub fn name(self) -> &'static str {
         match self {
             OracleKind::None => "none",
+            OracleKind::Sampled => "sampled",
             OracleKind::SelfCheck => "self-check",
             OracleKind::Counting => "counting",
         }
     }
 
     /// The oracle a run of a `problem` lock with capacity `k` uses when none is asked for:
-    /// the self-checking critical section where it is exact enough (mutual exclusion, and
-    /// k-exclusion with k = 1), the counting oracle where the semantics need a count (GME's
-    /// concurrency figures, k-exclusion with k > 1).
+    /// the sampled self-check where one owner suffices (mutual exclusion, and k-exclusion with
+    /// k = 1), the counting oracle where the semantics need a count (GME's concurrency
+    /// figures, k-exclusion with k > 1).
     pub fn default_for(problem: Problem, k: usize) -> OracleKind {
         match problem {
-            Problem::Mutex => OracleKind::SelfCheck,
-            Problem::KExclusion if k <= 1 => OracleKind::SelfCheck,
+            Problem::Mutex => OracleKind::Sampled,
+            Problem::KExclusion if k <= 1 => OracleKind::Sampled,
             Problem::KExclusion | Problem::Gme => OracleKind::Counting,
         }
     }
 
-    /// `self` for a `problem` lock with capacity `k`, or the counting oracle where the
-    /// self-check cannot express the property (k-exclusion with k > 1: one cell cannot tell k
-    /// processes inside from k + 1).
+    /// `self` for a `problem` lock with capacity `k`, or the nearest oracle that can express
+    /// the property: the counting oracle for k-exclusion with k > 1 (one cell cannot tell k
+    /// processes inside from k + 1), and the every-passage self-check for a sampled GME run
+    /// (a session's passages legitimately overlap, so one owner word cannot stand for them).
     pub fn for_lock(self, problem: Problem, k: usize) -> OracleKind {
         match (self, problem) {
-            (OracleKind::SelfCheck, Problem::KExclusion) if k > 1 => OracleKind::Counting,
+            (OracleKind::SelfCheck | OracleKind::Sampled, Problem::KExclusion) if k > 1 => {
+                OracleKind::Counting
+            }
+            (OracleKind::Sampled, Problem::Gme) => OracleKind::SelfCheck,
             _ => self,
         }
     }
 }
 
-/// The self-checking critical section: plain (relaxed) loads and stores of one shared word, the
+/// The self-checking critical section: plain (relaxed) loads and stores of one shared line, the
 /// way a real critical section reads and updates its protected data.
 ///
 /// * Mutual exclusion: on entry a process reads the shared `sum` and writes back `sum + tag`
 ///   (its tag is its id + 1); right before its exit section it reads `sum` again, which must
 ///   still be what it wrote. At the end the shared `sum` must equal the sum of the processes'
-///   private sums (tag × passages, so keeping them costs nothing).
+///   private sums (tag × checked passages).
 ///   An intruder that updated `sum` meanwhile changes what the owner reads back; two updates
 ///   that interleave (both read, then both write) lose one, which the final comparison sees.
 /// * GME: requests of one session legitimately overlap, so a process writes its session + 1
 ///   and reads it back before exit: another value means a conflicting session entered.
+/// * Sampled (mutual exclusion): only sampled passages update `sum` as above, and they also
+///   write their tag to `owner` on entry and clear it before exit ([`SelfCheck::sampled_enter`],
+///   [`SelfCheck::sampled_exit`]). Every other passage loads `owner` once on entry
+///   ([`SelfCheck::peek`]): a non-zero owner means a sampled passage is inside with it. The
+///   line is written only by sampled passages, so between them it stays in every cache.
 ///
 /// What it can miss (the counting oracle cannot): an overlap so short or so late that neither
 /// read-back observes the other's write and no update is lost — e.g. an intruder whose store
 /// still sits in its store buffer when the owner reads back and whose own read saw the owner's
-/// update. A lock that admits everyone is still caught within milliseconds (see the tests), but
-/// a single rare overlap may go unseen.
+/// update. Sampled, it also misses every overlap of two unsampled passages, and one where the
+/// unsampled passage entered first: it sees an overlap when a passage enters while a sampled
+/// one (every timed passage, and about one other in 128) is inside. A lock that
+/// admits everyone is still caught within milliseconds (see the tests), but a rare overlap
+/// may go unseen; `--oracle self-check` or `counting` checks every passage.
 #[derive(Debug)]
 pub struct SelfCheck {
     group: bool,
-    sum: CachePadded<AtomicU64>,
+    cell: CachePadded<Cell>,
+}
+
+/// The self-check's one line: the checksum and the owner of a sampled passage.
+#[derive(Debug, Default)]
+struct Cell {
+    sum: AtomicU64,
+    owner: AtomicU64,
 }
 
 impl SelfCheck {
@@ -92,7 +117,7 @@ impl SelfCheck {
     pub fn new(problem: Problem) -> Self {
         SelfCheck {
             group: problem == Problem::Gme,
-            sum: CachePadded::new(AtomicU64::new(0)),
+            cell: CachePadded::new(Cell::default()),
         }
     }
 
@@ -102,22 +127,50 @@ impl SelfCheck {
     pub fn enter(&self, p: usize, session: usize) -> u64 {
         // Relaxed on purpose: these are the critical section's plain data accesses, ordered
         // (in a correct run) by the lock's own acquire and release, like any protected data.
+        let sum = &self.cell.sum;
         let wrote = if self.group {
             session as u64 + 1
         } else {
-            self.sum.load(Ordering::Relaxed).wrapping_add(p as u64 + 1)
+            sum.load(Ordering::Relaxed).wrapping_add(p as u64 + 1)
         };
-        self.sum.store(wrote, Ordering::Relaxed);
+        sum.store(wrote, Ordering::Relaxed);
         wrote
     }
 
     /// The process that wrote `wrote` is about to leave: true when the word still holds it.
     #[inline(always)]
     pub fn exit(&self, wrote: u64) -> bool {
-        self.sum.load(Ordering::Relaxed) == wrote
+        self.cell.sum.load(Ordering::Relaxed) == wrote
     }
 
-    /// What process `p` added to the shared sum in `passages` passages.
+    /// A sampled passage of process `p` just entered (mutual exclusion): [`SelfCheck::enter`],
+    /// and its tag in the owner word. Returns what it wrote, for [`SelfCheck::sampled_exit`],
+    /// and whether the owner word was clear (false: another sampled passage is inside).
+    #[inline(always)]
+    pub fn sampled_enter(&self, p: usize) -> (u64, bool) {
+        // Relaxed, as in `enter`; `peek` relies on the lock's acquire and release alone.
+        let alone = self.cell.owner.load(Ordering::Relaxed) == 0;
+        self.cell.owner.store(p as u64 + 1, Ordering::Relaxed);
+        (self.enter(p, 0), alone)
+    }
+
+    /// The sampled passage that wrote `wrote` is about to leave: true when neither the sum nor
+    /// the owner word changed; the owner word is cleared either way.
+    #[inline(always)]
+    pub fn sampled_exit(&self, p: usize, wrote: u64) -> bool {
+        let owner = self.cell.owner.load(Ordering::Relaxed);
+        let ok = self.exit(wrote) && owner == p as u64 + 1;
+        self.cell.owner.store(0, Ordering::Relaxed);
+        ok
+    }
+
+    /// An unsampled passage just entered: true when no sampled passage is inside.
+    #[inline(always)]
+    pub fn peek(&self) -> bool {
+        self.cell.owner.load(Ordering::Relaxed) == 0
+    }
+
+    /// What process `p` added to the shared sum in `passages` checked passages.
     pub fn private_sum(p: usize, passages: u64) -> u64 {
         (p as u64 + 1).wrapping_mul(passages)
     }
@@ -125,7 +178,7 @@ impl SelfCheck {
     /// After every thread has stopped: whether the shared sum equals `private_total`, the sum
     /// of the processes' private sums (always true for GME, which keeps no sum).
     pub fn sum_matches(&self, private_total: u64) -> bool {
-        self.group || self.sum.load(Ordering::SeqCst) == private_total
+        self.group || self.cell.sum.load(Ordering::SeqCst) == private_total
     }
 }
 
@@ -264,10 +317,35 @@ mod tests {
             "these updates did not interleave"
         );
         // Two read-then-write updates that interleave lose one: the sums disagree.
-        let v = c.sum.load(Ordering::Relaxed);
+        let v = c.cell.sum.load(Ordering::Relaxed);
         c.enter(1, 0);
-        c.sum.store(v.wrapping_add(1), Ordering::Relaxed); // process 0's stale update
+        c.cell.sum.store(v.wrapping_add(1), Ordering::Relaxed); // process 0's stale update
         assert!(!c.sum_matches(sums(3, 2)));
+    }
+
+    #[test]
+    fn sampled_self_check_sees_overlaps_with_a_sampled_passage() {
+        let c = SelfCheck::new(Problem::Mutex);
+        // Alone: clean, and the owner word is clear again afterwards.
+        let (w, alone) = c.sampled_enter(0);
+        assert!(alone && c.sampled_exit(0, w));
+        assert!(c.peek());
+        // An unsampled passage entering while a sampled one is inside sees its owner.
+        let (w, _) = c.sampled_enter(0);
+        assert!(!c.peek());
+        assert!(c.sampled_exit(0, w), "a peek writes nothing");
+        // A sampled passage inside while another sampled one enters: the first one's
+        // read-back fails, the second sees the owner word taken.
+        let (wa, _) = c.sampled_enter(0);
+        let (wb, alone) = c.sampled_enter(1);
+        assert!(!alone);
+        assert!(!c.sampled_exit(0, wa));
+        // The first one cleared the owner word on its way out; the second one's owner
+        // read-back fails too.
+        assert!(!c.sampled_exit(1, wb));
+        // Four checked passages, none lost: the sums agree.
+        let sums = SelfCheck::private_sum(0, 3) + SelfCheck::private_sum(1, 1);
+        assert!(c.sum_matches(sums));
     }
 
     #[test]
@@ -286,7 +364,20 @@ mod tests {
     fn default_oracles() {
         assert_eq!(
             OracleKind::default_for(Problem::Mutex, 1),
-            OracleKind::SelfCheck
+            OracleKind::Sampled
+        );
+        assert_eq!(
+            OracleKind::default_for(Problem::KExclusion, 1),
+            OracleKind::Sampled
+        );
+        assert_eq!(
+            OracleKind::Sampled.for_lock(Problem::Gme, 2),
+            OracleKind::SelfCheck,
+            "one owner word cannot stand for a session"
+        );
+        assert_eq!(
+            OracleKind::Sampled.for_lock(Problem::KExclusion, 2),
+            OracleKind::Counting
         );
         assert_eq!(
             OracleKind::default_for(Problem::Gme, 1),

@@ -226,8 +226,9 @@ impl Exporter for Table {
         let first = &results[0];
         let _ = writeln!(
             out,
-            "latency = entry (request → inside), from 1 passage in {} timed at random (samples); throughput over the measured window; cs {}, think {}, {} × {} round{}; oracle {}; wait {}{}",
+            "latency = entry (request → inside), from 1 passage in {}{} timed at random (samples); throughput over the measured window; cs {}, think {}, {} × {} round{}; oracle {}; wait {}{}",
             first.latency_sample,
+            if first.latency_sample_adaptive { " or fewer" } else { "" },
             nanos(first.cs_ns as f64),
             nanos(first.think_ns as f64),
             first.stop,

@@ -229,8 +229,12 @@ pub struct RunResult {
     /// The observer effect of this invocation: harness / bare-loop throughput of one reference
     /// lock at one thread (`lockbench fidelity` measures more).
     pub harness_fidelity: Option<FidelityPoint>,
-    /// One passage in this many was timed, chosen at random (1: all).
+    /// One passage in this many was timed, chosen at random (1: all); with
+    /// `latency_sample_adaptive`, at least this many.
     pub latency_sample: u64,
+    /// The rate was the default: each thread timed fewer passages where timing would have cost
+    /// more than 1% of its passage time (the `samples` of each figure say how many).
+    pub latency_sample_adaptive: bool,
     /// Clock resolution: nanoseconds per tick.
     pub ns_per_tick: f64,
     /// Notes a reader must see (oversubscription, pinning failures, ...).

@@ -32,6 +32,7 @@ use crate::mem::{Aborted, CountingMemory, Model, Section, WaitPolicy};
 use crate::metrics::counters::{CounterSample, CounterSpec, ThreadCounters};
 use crate::metrics::latency::{ticks_histogram, SampleGaps};
 use crate::runner::topology::pin_current_thread;
+use crate::workload::rng::Rng;
 use crate::workload::{Delay, Mix, Sampler, SharedLines};
 
 /// When a run stops.
@@ -84,6 +85,11 @@ pub struct RunSpec {
     /// Time one passage in this many on average, chosen at random (geometric gaps); 1 times
     /// every passage. Throughput is unaffected. Traces time every passage.
     pub latency_sample: u64,
+    /// What timing one passage costs, ns, when `latency_sample` is the default rate: each
+    /// thread then times fewer passages where its own passage is so short that timing would
+    /// take more than [`TIMING_SHARE`] of it (see [`adapted_latency_sample`]). `None`: the rate
+    /// was asked for and is kept.
+    pub timing_cost_ns: Option<f64>,
     /// Most passages traced per thread.
     pub trace_capacity: usize,
     /// CPU of each thread (`None`: not pinned).
@@ -104,7 +110,7 @@ impl RunSpec {
     /// The oracle this spec's run actually uses (see [`RunSpec::oracle`]).
     pub fn effective_oracle(&self) -> OracleKind {
         let o = self.oracle.for_lock(self.entry.info.problem, self.k);
-        if self.trace && o == OracleKind::SelfCheck {
+        if self.trace && matches!(o, OracleKind::SelfCheck | OracleKind::Sampled) {
             OracleKind::Counting
         } else {
             o
@@ -248,6 +254,8 @@ struct CheckLocal {
     inside_max: u64,
     /// Read-backs of the self-check that found another tag, over the whole run.
     violations: u64,
+    /// Passages that added this process's tag to the self-check's sum, over the whole run.
+    checked: u64,
 }
 
 /// What a worker hands back.
@@ -558,15 +566,15 @@ fn assemble<L>(
             o.window = (phase_window.0, phase_window.1.max(phase_window.0));
         }
     }
+    // A thread that the watchdog aborted unwound without handing back its checking state, so
+    // the sums can only be compared when none was.
+    let sums_complete = all_back && !outs.iter().any(|o| o.aborted);
     for o in outs {
         latency.add(&o.latency);
         inside_sum += o.check.inside_sum;
         inside_max = inside_max.max(o.check.inside_max);
-        // Every completed passage added the process's tag once; a watchdog abort unwinds only
-        // out of a wait in the entry, before the critical section, so the progress counter is
-        // exactly the number of additions, warm-up included.
-        let done = shared.progress[o.p].load(Ordering::Relaxed);
-        private_sum = private_sum.wrapping_add(SelfCheck::private_sum(o.p, done));
+        // Every checked passage added the process's tag once, warm-up included.
+        private_sum = private_sum.wrapping_add(SelfCheck::private_sum(o.p, o.check.checked));
         read_back_failures += o.check.violations;
         if o.passages > 0 {
             first = first.min(o.window.0);
@@ -595,9 +603,9 @@ fn assemble<L>(
         OracleKind::Counting => shared.guards.counting.violations(),
         // A lost update of the shared sum is at least one overlap more than the read-backs
         // may have seen. The sum is only complete when every thread came back.
-        OracleKind::SelfCheck => {
+        OracleKind::SelfCheck | OracleKind::Sampled => {
             read_back_failures
-                + u64::from(all_back && !shared.guards.self_check.sum_matches(private_sum))
+                + u64::from(sums_complete && !shared.guards.self_check.sum_matches(private_sum))
         }
     };
     Repetition {
@@ -669,6 +677,7 @@ fn worker<L: Lock>(
         match (kind, spec.effective_oracle(), spec.trace) {
             (LoopKind::Bare, _, _) => bare(shared, p, s.next(), o),
             (_, OracleKind::None, false) => passages::<L, NoCheck>(shared, p, s, o, c),
+            (_, OracleKind::Sampled, false) => passages::<L, Sampled>(shared, p, s, o, c),
             (_, OracleKind::SelfCheck, false) => passages::<L, SelfChecking>(shared, p, s, o, c),
             (_, OracleKind::Counting, false) => passages::<L, Counting>(shared, p, s, o, c),
             (_, OracleKind::None, true) => traced_passages::<L, NoCheck>(shared, p, s, o, c),
@@ -714,6 +723,12 @@ fn fenced_now(clock: &Clock) -> u64 {
 trait Checker {
     /// What `enter` hands to `exit`.
     type Token: Copy;
+    /// The checker of the untimed passages between two sampled ones (`Self` for every oracle
+    /// but the sampled self-check).
+    type Light: Checker;
+    /// Whether the loop runs extra checked passages between timed ones (out of line, about
+    /// one in [`CHECK_GAP_MEAN`]) because `Light` checks less than `Self`.
+    const SPARSE: bool = false;
     /// Right after the lock let process `p` in.
     fn enter(g: &Guards, p: usize, session: usize, local: &mut CheckLocal) -> Self::Token;
     /// Right before the lock's exit section.
@@ -727,6 +742,7 @@ struct NoCheck;
 
 impl Checker for NoCheck {
     type Token = ();
+    type Light = NoCheck;
     #[inline(always)]
     fn enter(_: &Guards, _: usize, _: usize, _: &mut CheckLocal) {}
     #[inline(always)]
@@ -741,8 +757,10 @@ struct SelfChecking;
 
 impl Checker for SelfChecking {
     type Token = u64;
+    type Light = SelfChecking;
     #[inline(always)]
-    fn enter(g: &Guards, p: usize, session: usize, _local: &mut CheckLocal) -> u64 {
+    fn enter(g: &Guards, p: usize, session: usize, local: &mut CheckLocal) -> u64 {
+        local.checked += 1;
         g.self_check.enter(p, session)
     }
     #[inline(always)]
@@ -756,11 +774,58 @@ impl Checker for SelfChecking {
     }
 }
 
+/// The sampled self-check ([`OracleKind::Sampled`]): the whole check on the passages the loop
+/// runs out of line (the timed ones and the ones that close a timed passage), a [`Peek`] on
+/// every other.
+struct Sampled;
+
+impl Checker for Sampled {
+    /// The process, what it wrote, and whether it entered alone.
+    type Token = (usize, u64, bool);
+    type Light = Peek;
+    const SPARSE: bool = true;
+    #[inline(always)]
+    fn enter(g: &Guards, p: usize, _: usize, local: &mut CheckLocal) -> Self::Token {
+        local.checked += 1;
+        let (wrote, alone) = g.self_check.sampled_enter(p);
+        (p, wrote, alone)
+    }
+    #[inline(always)]
+    fn exit(g: &Guards, (p, wrote, alone): Self::Token, local: &mut CheckLocal) {
+        if !(g.self_check.sampled_exit(p, wrote) && alone) {
+            local.violations += 1;
+        }
+    }
+    fn inside(_: Self::Token) -> u32 {
+        0
+    }
+}
+
+/// An unsampled passage of the sampled self-check: one plain load of the owner word.
+struct Peek;
+
+impl Checker for Peek {
+    type Token = ();
+    type Light = Peek;
+    #[inline(always)]
+    fn enter(g: &Guards, _: usize, _: usize, local: &mut CheckLocal) {
+        if !g.self_check.peek() {
+            local.violations += 1;
+        }
+    }
+    #[inline(always)]
+    fn exit(_: &Guards, _: (), _: &mut CheckLocal) {}
+    fn inside(_: ()) -> u32 {
+        0
+    }
+}
+
 /// The exact counting oracle ([`Oracle`]).
 struct Counting;
 
 impl Checker for Counting {
     type Token = Entry;
+    type Light = Counting;
     #[inline(always)]
     fn enter(g: &Guards, _p: usize, session: usize, local: &mut CheckLocal) -> Entry {
         let e = g.counting.enter(session);
@@ -862,6 +927,35 @@ fn passage<L: Lock, C: Checker, const CLOCKS: u8>(
     [t0, t1, t2, t3]
 }
 
+/// The untimed passages from `total` until `end`, or until the phase flag leaves `phase`;
+/// returns the new total. `PLAIN` when the run has no think time, no critical-section time,
+/// no shared lines and one constant session (`session`): the loop is then the bare loop's
+/// `enter; exit` with the light check between, and not even a test of the workload is left.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn untimed<L: Lock, C: Checker, const PLAIN: bool>(
+    cx: &Ctx<L>,
+    sampler: &mut Sampler,
+    check: &mut CheckLocal,
+    session: usize,
+    mut total: u64,
+    end: u64,
+    phase: u32,
+) -> u64 {
+    while total < end && cx.flag.load(Ordering::Relaxed) == phase {
+        if PLAIN {
+            cx.lock.enter(cx.p, session);
+            let token = C::enter(cx.guards, cx.p, session, check);
+            C::exit(cx.guards, token, check);
+            cx.lock.exit(cx.p, session);
+        } else {
+            passage::<L, C, UNTIMED>(cx, sampler, check);
+        }
+        total += 1;
+    }
+    total
+}
+
 /// One timed passage: entry and exit latency recorded, and the whole passage that `prev` (the
 /// previous timed request, if it still waits) started closed at this request. Returns this
 /// request's time. Out of line: the untimed loop stays small.
@@ -882,6 +976,29 @@ fn timed_passage<L: Lock, C: Checker>(
             .saturating_record(t0.wrapping_sub(prev).max(1));
     }
     t0
+}
+
+/// An untimed passage with the whole check, between timed ones (see [`Checker::SPARSE`]). Out
+/// of line: the untimed loop stays small.
+#[inline(never)]
+fn checked_passage<L: Lock, C: Checker>(
+    cx: &Ctx<L>,
+    sampler: &mut Sampler,
+    check: &mut CheckLocal,
+) {
+    passage::<L, C, UNTIMED>(cx, sampler, check);
+}
+
+/// Untimed passages between two checked ones, on average, where the loop's light check is
+/// not the whole check ([`Checker::SPARSE`]).
+pub const CHECK_GAP_MEAN: u64 = 128;
+
+/// The next gap between checked passages: uniform in `0..2 * CHECK_GAP_MEAN`, so the checked
+/// passages fall at random phases (no aliasing with periodic hand-offs) for one step of the
+/// generator, not a logarithm.
+#[inline]
+fn next_check_gap(rng: &mut Rng) -> u64 {
+    rng.next_u64() & (2 * CHECK_GAP_MEAN - 1)
 }
 
 /// An untimed passage that reads the clock at its request, to close the whole passage of the
@@ -979,6 +1096,18 @@ fn passages<L: Lock, C: Checker>(
     // The last timed request, while its whole passage waits for the next request.
     let mut prev: Option<u64> = None;
     let mut gap = gaps.next_gap();
+    let mut checks = Rng::new(shared.spec.seed ^ 0xC4EC_4ED0_5A3B_1E77, p as u64);
+    let mut cgap = if C::SPARSE {
+        next_check_gap(&mut checks)
+    } else {
+        u64::MAX
+    };
+    let started = cx.clock.raw();
+    // The one session of a run whose untimed passages are only `enter; exit`.
+    let (think, cs, lines) = cx.work;
+    let plain = (think.is_zero() && cs.is_zero() && lines.is_empty())
+        .then(|| sampler.constant())
+        .flatten();
     loop {
         let now = cx.flag.load(Ordering::Relaxed);
         if now != state.phase || total >= state.limit {
@@ -987,6 +1116,17 @@ fn passages<L: Lock, C: Checker>(
             }
             begin_measuring(&cx, out, &mut check, counters);
             prev = None; // the first whole passage starts at the first request
+            if let (Some(cost), true) = (shared.spec.timing_cost_ns, total > 0) {
+                // The warm-up's time per passage says how sparse the timing must be.
+                let ns = cx.clock.delta_as_nanos(started, out.window.0) as f64 / total as f64;
+                let expected = match shared.spec.stop {
+                    StopRule::Passages(q) => q as f64,
+                    StopRule::Duration(d) => d.as_nanos() as f64 / ns,
+                };
+                let mean = adapted_latency_sample(shared.spec.latency_sample, cost, ns, expected);
+                gaps = SampleGaps::new(mean, shared.spec.seed, p as u64);
+                gap = gaps.next_gap();
+            }
             continue;
         }
         if gap == 0 {
@@ -1009,21 +1149,29 @@ fn passages<L: Lock, C: Checker>(
             gap -= 1;
             continue;
         }
-        // The hot loop: `gap` untimed passages, unless the phase moves or the quota is met. The
-        // watchdog's progress counter is stored every 64 passages (and after the loop): a store
-        // per passage is one more store the next locked instruction waits to drain.
-        let end = state.limit.min(total.saturating_add(gap));
-        let before = total;
-        let phase = state.phase;
-        while total < end && cx.flag.load(Ordering::Relaxed) == phase {
-            passage::<L, C, UNTIMED>(&cx, sampler, &mut check);
+        if C::SPARSE && cgap == 0 {
+            checked_passage::<L, C>(&cx, sampler, &mut check);
             total += 1;
-            if total & 63 == 0 {
-                cx.progress.store(total, Ordering::Relaxed);
-            }
+            cx.progress.store(total, Ordering::Relaxed);
+            gap -= 1;
+            cgap = next_check_gap(&mut checks);
+            continue;
         }
+        // The hot loop: up to 64 of the `gap` untimed passages, unless the phase moves or the
+        // quota is met; then the watchdog's progress counter is stored (a store per passage
+        // would be one more store the next locked instruction waits to drain).
+        let end = state.limit.min(total.saturating_add(gap.min(cgap).min(64)));
+        let before = total;
+        let (check, phase) = (&mut check, state.phase);
+        total = match plain {
+            Some(s) => untimed::<L, C::Light, true>(&cx, sampler, check, s, total, end, phase),
+            None => untimed::<L, C::Light, false>(&cx, sampler, check, 0, total, end, phase),
+        };
         cx.progress.store(total, Ordering::Relaxed);
         gap -= total - before;
+        if C::SPARSE {
+            cgap -= total - before;
+        }
     }
     out.window.1 = cx.clock.raw();
     out.passages = state.measured(total);
@@ -1144,6 +1292,35 @@ pub fn timed_passage_cost_ns() -> f64 {
 /// harness's 2 ns budget goes to the oracle and the loop's bookkeeping.
 pub const TIMING_BUDGET_NS: f64 = 0.5;
 
+/// The most of a passage's own time that timing may take on average when the sampling rate is
+/// the default: 1%.
+pub const TIMING_SHARE: f64 = 0.01;
+
+/// Timed passages a thread should still expect when its sampling thins out.
+pub const MIN_SAMPLES: f64 = 2000.0;
+
+/// The sampling rate of a thread whose passages took `passage_ns` each in the warm-up and that
+/// expects to run `expected` measured passages, under the default rate `floor`: `floor`, or
+/// sparser where timing one passage (`timing_cost_ns`) would take more than [`TIMING_SHARE`]
+/// of the passage time — but never so sparse that fewer than [`MIN_SAMPLES`] passages would
+/// be timed, and at most one in 65536.
+pub fn adapted_latency_sample(
+    floor: u64,
+    timing_cost_ns: f64,
+    passage_ns: f64,
+    expected: f64,
+) -> u64 {
+    // A NaN or non-positive cost keeps the floor; a zero passage time gives infinity, the cap.
+    let n = (timing_cost_ns / (TIMING_SHARE * passage_ns.max(0.0))).ceil();
+    if timing_cost_ns > 0.0 && !n.is_nan() {
+        let enough = (expected / MIN_SAMPLES).floor();
+        let enough = if enough.is_nan() { 0.0 } else { enough };
+        (n.min(65536.0).min(enough) as u64).max(floor)
+    } else {
+        floor
+    }
+}
+
 /// The default sampling rate: one passage in `N` timed, with `N` such that timing costs at most
 /// [`TIMING_BUDGET_NS`] per passage on average given what one timed passage costs
 /// (`timed_cost_ns`), and between 16 and 4096.
@@ -1191,6 +1368,7 @@ mod tests {
             trace: false,
             trace_capacity: 0,
             latency_sample: 1,
+            timing_cost_ns: None,
             cpus: vec![None; threads],
             policy: WaitPolicy::YIELD,
             counters: Vec::new(),
@@ -1276,7 +1454,10 @@ mod tests {
         s.mix = mix.parse().unwrap();
         s.oracle = oracle;
         s.cs = cs;
+        // The default sampling, which times the fewest passages (and so, sampled, checks the
+        // fewest): a made-up timing cost that pushes the rate to its sparsest.
         s.latency_sample = 64;
+        s.timing_cost_ns = Some(1e6);
         let r = run_once(&s).unwrap();
         assert_eq!(r.oracle, s.effective_oracle());
         r
@@ -1301,14 +1482,19 @@ mod tests {
 
     #[test]
     fn default_oracles_catch_a_lock_that_admits_everyone_in_all_three_problems() {
-        // Mutual exclusion, self-check, even with an empty critical section: the read-backs
-        // and the shared sum see the overlaps.
-        for cs in [Duration::ZERO, Duration::from_micros(2)] {
-            let o = OracleKind::default_for(Problem::Mutex, 1);
-            assert_eq!(o, OracleKind::SelfCheck);
-            let r = caught(Problem::Mutex, 2, 1, "distinct", o, cs);
-            assert!(r.violations > 0, "mutex, self-check, cs {cs:?}");
-            assert!(r.inside.is_none(), "the self-check does not count");
+        // Mutual exclusion, the sampled self-check (the default) and the every-passage one,
+        // even with an empty critical section: the read-backs, the owner word's peeks and the
+        // shared sum see the overlaps.
+        assert_eq!(
+            OracleKind::default_for(Problem::Mutex, 1),
+            OracleKind::Sampled
+        );
+        for o in [OracleKind::Sampled, OracleKind::SelfCheck] {
+            for cs in [Duration::ZERO, Duration::from_micros(2)] {
+                let r = caught(Problem::Mutex, 2, 1, "distinct", o, cs);
+                assert!(r.violations > 0, "mutex, {o:?}, cs {cs:?}");
+                assert!(r.inside.is_none(), "the self-check does not count");
+            }
         }
         // GME: two sessions (the counting default, and the session-tag self-check).
         for o in [
@@ -1489,5 +1675,55 @@ mod tests {
         assert_eq!(auto_latency_sample(40.0), 80);
         assert_eq!(auto_latency_sample(1.0), 16);
         assert_eq!(auto_latency_sample(1e9), 4096);
+    }
+
+    #[test]
+    fn default_sampling_thins_out_where_timing_would_cost_over_one_percent() {
+        // 60 ns to time a passage: a 3 ns passage may be timed once in 2000, a 6 µs one as
+        // often as the floor allows; never more often than the floor, never rarer than 65536.
+        let many = 1e12;
+        assert_eq!(adapted_latency_sample(112, 60.0, 3.0, many), 2000);
+        assert_eq!(adapted_latency_sample(112, 60.0, 6000.0, many), 112);
+        assert_eq!(adapted_latency_sample(112, 60.0, 1e-6, many), 65536);
+        assert_eq!(adapted_latency_sample(112, 60.0, 0.0, many), 65536);
+        assert_eq!(adapted_latency_sample(112, f64::NAN, 3.0, many), 112);
+        // ... and never so rarely that fewer than MIN_SAMPLES are expected (down to the floor).
+        assert_eq!(adapted_latency_sample(112, 60.0, 3.0, 1e6), 500);
+        assert_eq!(adapted_latency_sample(112, 60.0, 3.0, 400.0), 112);
+        assert_eq!(adapted_latency_sample(112, 60.0, 3.0, f64::NAN), 112);
+    }
+
+    #[test]
+    fn default_sampling_adapts_after_the_warm_up_and_a_given_rate_does_not() {
+        let entry = crate::locks::find("ticket").unwrap();
+        let mut s = spec(entry, 1, StopRule::Passages(4_000_000));
+        s.cs = Duration::ZERO;
+        s.warmup = Duration::from_millis(20);
+        s.latency_sample = 16;
+        let timed = |s: &RunSpec| {
+            let r = run_once(s).unwrap();
+            (r.passages, r.latency.unwrap().entry.len())
+        };
+        // Asked for: one in 16 (± a lot; the test asserts the order of magnitude).
+        let (passages, n) = timed(&s);
+        assert!(n * 32 > passages, "{n} timed of {passages}");
+        // The default, with timing made to look expensive (1 ms): as sparse as the 2000
+        // samples that 4 million passages must still give allow, one in 2000.
+        s.timing_cost_ns = Some(1e6);
+        let (passages, n) = timed(&s);
+        assert!(n > 1000 && n * 500 < passages, "{n} timed of {passages}");
+    }
+
+    #[test]
+    fn sampled_self_check_passes_a_correct_lock_and_keeps_its_sum() {
+        for threads in [1, 2] {
+            let entry = crate::locks::find("ticket").unwrap();
+            let mut s = spec(entry, threads, StopRule::Passages(50_000));
+            s.oracle = OracleKind::Sampled;
+            s.latency_sample = 8;
+            let r = run_once(&s).unwrap();
+            assert_eq!(r.oracle, OracleKind::Sampled);
+            assert_eq!(r.violations, 0, "{threads} threads");
+        }
     }
 }

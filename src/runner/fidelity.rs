@@ -108,6 +108,7 @@ mod tests {
             oracle: OracleKind::SelfCheck,
             trace: false,
             latency_sample: 64,
+            timing_cost_ns: None,
             trace_capacity: 0,
             cpus: vec![None],
             policy: WaitPolicy::Spin,

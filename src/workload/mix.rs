@@ -252,6 +252,14 @@ impl Sampler {
         self.draw_random()
     }
 
+    /// The one session of a constant mix (distinct, single, fixed); `None` for a random one.
+    pub fn constant(&self) -> Option<usize> {
+        match self.draw {
+            Draw::Constant(s) => Some(s),
+            _ => None,
+        }
+    }
+
     /// The session of a random mix.
     #[inline(never)]
     fn draw_random(&mut self) -> usize {
