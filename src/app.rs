@@ -1355,14 +1355,22 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
         out = serde_json::to_string_pretty(&points)? + "\n";
     } else {
         out.push_str(&format!(
-            "harness = the default passage loop (oracle, 1 passage in {latency_sample}{} timed, counters) against a bare loop of the same lock (enter; exit); {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]\n",
+            "harness = the default passage loop (oracle, 1 passage in {latency_sample}{} timed, counters) against a bare loop of the same lock (enter; exit); {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]; spread = half the range over the rounds, relative to the median\n",
             if sampling.1.is_some() { " or fewer" } else { "" },
             args.rounds,
             format_duration(duration)
         ));
         let header = format!(
-            "{:<18} {:>3}  {:<10}  {:>12}  {:>12}  {:<30} {:>13}",
-            "lock", "thr", "oracle", "bare", "harness", "harness/bare", "added ns/pass"
+            "{:<18} {:>3}  {:<10}  {:>12}  {:>6}  {:>12}  {:<30} {:>6}  {:>13}",
+            "lock",
+            "thr",
+            "oracle",
+            "bare",
+            "spread",
+            "harness",
+            "harness/bare",
+            "spread",
+            "added ns/pass"
         );
         out.push_str(&header);
         out.push('\n');
@@ -1370,13 +1378,15 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
         out.push('\n');
         for f in &points {
             out.push_str(&format!(
-                "{:<18} {:>3}  {:<10}  {:>12}  {:>12}  {:<30} {:>13}\n",
+                "{:<18} {:>3}  {:<10}  {:>12}  {:>6}  {:>12}  {:<30} {:>6}  {:>13}\n",
                 f.lock,
                 f.threads,
                 f.oracle,
                 rate(f.bare_per_sec),
+                format!("±{:.0}%", 100.0 * f.bare_spread),
                 rate(f.harness_per_sec),
                 crate::report::estimate(&f.ratio),
+                format!("±{:.0}%", 100.0 * f.ratio_spread),
                 f.added_ns_per_passage
                     .map_or("-".to_string(), |ns| format!("{ns:.2}")),
             ));

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use crate::metrics::stats::{median_estimate, Estimate};
+use crate::report::result::Spread;
 use crate::runner::exec::{LoopKind, RunFailure, RunSpec};
 
 /// Harness against bare loop for one lock at one thread count.
@@ -29,6 +30,11 @@ pub struct FidelityPoint {
     pub ratio: Estimate,
     /// The per-round ratios.
     pub ratios: Vec<f64>,
+    /// Half the min–max range of the bare loop's throughput over the rounds, relative to its
+    /// median: how far one unpaired measurement of the lock may stray on this machine.
+    pub bare_spread: f64,
+    /// The same for the paired per-round ratios: how far one paired ratio may stray.
+    pub ratio_spread: f64,
     /// At one thread: what the harness adds to each passage, ns (median over rounds of
     /// 1/harness − 1/bare). Null at more threads, where time per passage is not additive.
     pub added_ns_per_passage: Option<f64>,
@@ -80,6 +86,8 @@ pub fn measure(template: &RunSpec, rounds: usize) -> Result<FidelityPoint, RunFa
         harness_per_sec: med(&harness),
         ratio: median_estimate(&ratios).expect("at least one round"),
         added_ns_per_passage: (template.threads == 1).then(|| med(&added)),
+        bare_spread: Spread::of(&bare).half_range(),
+        ratio_spread: Spread::of(&ratios).half_range(),
         ratios,
     })
 }
@@ -123,6 +131,7 @@ mod tests {
         assert!(f.bare_per_sec > 0.0 && f.harness_per_sec > 0.0);
         assert!(f.ratios.iter().all(|r| r.is_finite() && *r > 0.0));
         assert!(f.ratio.interval.is_some());
+        assert!(f.bare_spread >= 0.0 && f.ratio_spread >= 0.0);
         assert!(f.added_ns_per_passage.is_some());
         assert_eq!(f.oracle, "self-check");
     }
