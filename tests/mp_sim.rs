@@ -324,7 +324,13 @@ fn threaded_runtime_runs_the_same_algorithms_safely() {
     );
     let mut v = v;
     v.extend(serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap());
-    for topo in [["complete", "1", "3"], ["ring", "1", "3"]] {
+    // LKCS with both bounds active on sparse graphs too (LK-15).
+    for topo in [
+        ["complete", "1", "3"],
+        ["ring", "1", "3"],
+        ["ring", "1", "2"],
+        ["grid", "1", "2"],
+    ] {
         let out = Command::cargo_bin("lockbench")
             .unwrap()
             .args([
