@@ -187,13 +187,22 @@ impl Graph {
     ) -> Result<Vec<bool>, String> {
         let mut stuck: Option<usize> = None;
         let mut rng = Rng::new(seed, 0xC0);
+        // Components where some process is stuck are searched in full: give up after a few
+        // searches' worth of configurations.
+        let mut budget = 4 * self.search_cap();
         for _ in 0..300 {
             let Some(c) = self.greedy_configuration(l, k, &mut rng) else {
                 continue;
             };
-            match self.never_moves(&c, l, k) {
-                None => return Ok(c),
-                Some(p) => stuck = Some(p),
+            match self.search(&c, l, k) {
+                (None, _) => return Ok(c),
+                (Some(p), seen) => {
+                    stuck = Some(p);
+                    budget = budget.saturating_sub(seen.max(1));
+                    if budget == 0 {
+                        break;
+                    }
+                }
             }
         }
         Err(match stuck {
@@ -208,10 +217,21 @@ impl Graph {
 
     /// A process that can never enter or leave from configuration `c` (which satisfies the
     /// bounds): one that toggles on no move of `c`'s connected component of configurations
-    /// within the bounds. The search stops as soon as every process was seen to move (and
-    /// trusts a component larger than a few hundred thousand configurations).
+    /// within the bounds. The search stops as soon as every process was seen to move, and
+    /// trusts a component larger than `search_cap` configurations (10 000 to 300 000, fewer
+    /// for more processes).
     pub fn never_moves(&self, c: &[bool], l: &[usize], k: &[usize]) -> Option<usize> {
-        const CAP: usize = 300_000;
+        self.search(c, l, k).0
+    }
+
+    /// How many configurations one search may visit.
+    fn search_cap(&self) -> usize {
+        (4_000_000 / self.n().max(1)).clamp(10_000, 300_000)
+    }
+
+    /// `never_moves`, and how many configurations the search visited.
+    fn search(&self, c: &[bool], l: &[usize], k: &[usize]) -> (Option<usize>, usize) {
+        let cap = self.search_cap();
         let n = self.n();
         let pack = |c: &[bool]| -> Vec<u64> {
             let mut w = vec![0u64; n.div_ceil(64)];
@@ -247,20 +267,20 @@ impl Graph {
                     moved[p] = true;
                     left -= 1;
                     if left == 0 {
-                        return None;
+                        return (None, seen.len());
                     }
                 }
                 let mut next = cur.clone();
                 next[p] = !next[p];
-                if seen.len() < CAP && seen.insert(pack(&next)) {
+                if seen.len() < cap && seen.insert(pack(&next)) {
                     queue.push_back(next);
                 }
             }
         }
-        if seen.len() >= CAP {
-            return None;
+        if seen.len() >= cap {
+            return (None, seen.len());
         }
-        moved.iter().position(|&m| !m)
+        (moved.iter().position(|&m| !m), seen.len())
     }
 
     /// One seeded randomized greedy attempt at a configuration within the bounds.
