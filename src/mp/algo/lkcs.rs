@@ -1,6 +1,7 @@
 //! Seed 004 (Kamei & Kakugawa, Algorithms 2017): l_i-LMUTIN (Algorithm 2, local mutual
-//! inclusion: at least l_i of each closed neighbourhood inside) and LKCS (Algorithms 3–7, the
-//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i), in one state machine.
+//! inclusion: at least l_i of each closed neighbourhood inside) and LKCS (Algorithms 3–5, the
+//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i; Algorithms 6–7 are not run, LK-14),
+//! in one state machine.
 //!
 //! LKCS composes MUTIN (permission to be *out*, granted for exiting and held while out) and
 //! MUTEX (permission to be *in*, granted for entering and held while in); LMUTIN is MUTIN alone
@@ -49,7 +50,6 @@
 //!   rules on sparse graphs with both bounds active). Grants and Failed carry a generation
 //!   per grantor, raised by each Park, so a Grant sent before the Park arrived is not counted
 //!   after the Resume (without it |CS_i| fell below l_i on a ring).
-//!
 //! - **LK-16 (logical clock)**: ts_i is a Lamport clock, as the seed says ("the logical clock")
 //!   and as Lemma 2's proof uses ("after P_j receives ⟨Request, ts_i, P_i⟩, (ts_j, P_j) exceeds
 //!   (ts_i, P_i)"): a received Request advances the clock to its timestamp, an exit advances
@@ -62,10 +62,13 @@
 //! Rules LK-5, LK-6, LK-8, LK-9, LK-10 and LK-12 were our reading of the leader's nomination;
 //! they went with it (LK-14).
 //!
-//! **Status**: safe on every topology and bound we ran. Live wherever the bounds allow it:
-//! some (topology, l, k) have no configuration from which every process can move, and the
-//! simulator refuses them (`Graph::initial_configuration`). Seed 004 claims liveness for
-//! 0 ≤ l_i < k_i ≤ |N_i| + 1; a 3 × 3 grid with (1, 2) shows that no algorithm has it there.
+//! **Status**: safe on every topology and bound we ran. Some (topology, l, k) have no
+//! configuration from which every process can move, and the simulator refuses them
+//! (`Graph::initial_configuration`): seed 004 claims liveness for 0 ≤ l_i < k_i ≤ |N_i| + 1,
+//! and a 3 × 3 grid with (1, 2) shows that no algorithm has it there. Elsewhere every run
+//! on rings, grids and complete graphs was live; on random graphs a few runs starve one
+//! process past the watchdog while the others keep moving (a parked request keeps its
+//! timestamp but not its places; README).
 //! Lemma 6's 6(|N_i| + 1) holds for LMUTIN; in LKCS a transition that waits on the
 //! configuration parks (FAILED, PARK, RESUME, grants again), which the lemma does not count.
 
