@@ -66,9 +66,9 @@
 //! configuration from which every process can move, and the simulator refuses them
 //! (`Graph::initial_configuration`): seed 004 claims liveness for 0 ≤ l_i < k_i ≤ |N_i| + 1,
 //! and a 3 × 3 grid with (1, 2) shows that no algorithm has it there. Elsewhere every run
-//! on rings, grids and complete graphs was live; on random graphs a few runs starve one
-//! process past the watchdog while the others keep moving (a parked request keeps its
-//! timestamp but not its places; README).
+//! on rings, grids and complete graphs was live; on random graphs a few runs keep one
+//! process waiting past a watchdog of 20 000 time units while the others keep moving (a
+//! parked request keeps its timestamp but not its places; README); with 10^6 they complete.
 //! Lemma 6's 6(|N_i| + 1) holds for LMUTIN; in LKCS a transition that waits on the
 //! configuration parks (FAILED, PARK, RESUME, grants again), which the lemma does not count.
 
