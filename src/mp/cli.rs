@@ -237,9 +237,9 @@ impl ModelArgs {
             }
             initial_in = graph
                 .initial_configuration(&l, &k, self.seed)
-                .ok_or_else(|| {
+                .map_err(|why| {
                     usage(format!(
-                        "{}: no initial configuration with l <= |CS_i| <= k found on {}",
+                        "{}: {why} on {} with n = {n}; choose other --l / --k or --topology",
                         info.name, model.topology
                     ))
                 })?;

@@ -1,7 +1,7 @@
 //! Communication graphs for the local critical-section algorithms of seed 004, and initial
 //! configurations C0 that satisfy their invariant l_i ≤ |CS_i(C0)| ≤ k_i.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::fmt;
 use std::str::FromStr;
 
@@ -169,12 +169,124 @@ impl Graph {
         usize::MAX
     }
 
-    /// An initial configuration (who is inside) with l_i ≤ |CS_i| ≤ k_i for every i, found by
-    /// seeded randomized greedy search; `None` if none was found in a few hundred tries.
-    pub fn initial_configuration(&self, l: &[usize], k: &[usize], seed: u64) -> Option<Vec<bool>> {
-        let n = self.n();
+    /// An initial configuration (who is inside) with l_i ≤ |CS_i| ≤ k_i for every i from which
+    /// every process can enter or leave, found by seeded randomized greedy search; otherwise
+    /// one line saying why none was found.
+    ///
+    /// Moving one process at a time between configurations within the bounds is symmetric
+    /// (the move back is as legal), so the configurations reachable from C0 are C0's
+    /// connected component, and a process that toggles nowhere in it can never be served by
+    /// any algorithm: some bounds have no such component at all (a 3 × 3 grid with l = 1,
+    /// k = 2 has one component with moves, in which the centre never moves, and four frozen
+    /// configurations), others have a live one besides frozen or partly stuck ones.
+    pub fn initial_configuration(
+        &self,
+        l: &[usize],
+        k: &[usize],
+        seed: u64,
+    ) -> Result<Vec<bool>, String> {
+        let mut stuck: Option<usize> = None;
         let mut rng = Rng::new(seed, 0xC0);
+        // Components where some process is stuck are searched in full: give up after a few
+        // searches' worth of configurations.
+        let mut budget = 4 * self.search_cap();
         for _ in 0..300 {
+            let Some(c) = self.greedy_configuration(l, k, &mut rng) else {
+                continue;
+            };
+            match self.search(&c, l, k) {
+                (None, _) => return Ok(c),
+                (Some(p), seen) => {
+                    stuck = Some(p);
+                    budget = budget.saturating_sub(seen.max(1));
+                    if budget == 0 {
+                        break;
+                    }
+                }
+            }
+        }
+        Err(match stuck {
+            None => "no configuration with l <= |CS_i| <= k in every closed neighbourhood found"
+                .to_string(),
+            Some(p) => format!(
+                "every configuration found within l <= |CS_i| <= k leaves a process (p{p} in the last one tried) unable \
+                 ever to enter or leave (no algorithm can be live)"
+            ),
+        })
+    }
+
+    /// A process that can never enter or leave from configuration `c` (which satisfies the
+    /// bounds): one that toggles on no move of `c`'s connected component of configurations
+    /// within the bounds. The search stops as soon as every process was seen to move, and
+    /// trusts a component larger than `search_cap` configurations (10 000 to 300 000, fewer
+    /// for more processes).
+    pub fn never_moves(&self, c: &[bool], l: &[usize], k: &[usize]) -> Option<usize> {
+        self.search(c, l, k).0
+    }
+
+    /// How many configurations one search may visit.
+    fn search_cap(&self) -> usize {
+        (4_000_000 / self.n().max(1)).clamp(10_000, 300_000)
+    }
+
+    /// `never_moves`, and how many configurations the search visited.
+    fn search(&self, c: &[bool], l: &[usize], k: &[usize]) -> (Option<usize>, usize) {
+        let cap = self.search_cap();
+        let n = self.n();
+        let pack = |c: &[bool]| -> Vec<u64> {
+            let mut w = vec![0u64; n.div_ceil(64)];
+            for (i, &b) in c.iter().enumerate() {
+                if b {
+                    w[i / 64] |= 1 << (i % 64);
+                }
+            }
+            w
+        };
+        let mut moved = vec![false; n];
+        let mut left = n;
+        let mut seen: HashSet<Vec<u64>> = HashSet::from([pack(c)]);
+        let mut queue = VecDeque::from([c.to_vec()]);
+        while let Some(cur) = queue.pop_front() {
+            let count: Vec<usize> = (0..n)
+                .map(|u| usize::from(cur[u]) + self.adj[u].iter().filter(|&&v| cur[v]).count())
+                .collect();
+            for p in 0..n {
+                let ok = std::iter::once(p)
+                    .chain(self.adj[p].iter().copied())
+                    .all(|u| {
+                        if cur[p] {
+                            count[u] > l[u]
+                        } else {
+                            count[u] < k[u]
+                        }
+                    });
+                if !ok {
+                    continue;
+                }
+                if !moved[p] {
+                    moved[p] = true;
+                    left -= 1;
+                    if left == 0 {
+                        return (None, seen.len());
+                    }
+                }
+                let mut next = cur.clone();
+                next[p] = !next[p];
+                if seen.len() < cap && seen.insert(pack(&next)) {
+                    queue.push_back(next);
+                }
+            }
+        }
+        if seen.len() >= cap {
+            return (None, seen.len());
+        }
+        (moved.iter().position(|&m| !m), seen.len())
+    }
+
+    /// One seeded randomized greedy attempt at a configuration within the bounds.
+    fn greedy_configuration(&self, l: &[usize], k: &[usize], rng: &mut Rng) -> Option<Vec<bool>> {
+        let n = self.n();
+        {
             let mut inside = vec![false; n];
             let mut count = vec![0usize; n];
             let mut order: Vec<usize> = (0..n).collect();
@@ -224,12 +336,41 @@ mod tests {
     }
 
     #[test]
+    fn configurations_where_some_process_can_never_move_are_found() {
+        // Ring of 16, (1, 2): 1100 repeated is within the bounds and frozen (every process
+        // inside has a neighbourhood at l, every process outside one at k).
+        let ring = Graph::build(&Topology::Ring, 16, 1);
+        let (l, k) = (vec![1; 16], vec![2; 16]);
+        let frozen: Vec<bool> = (0..16).map(|i| i % 4 < 2).collect();
+        assert_eq!(ring.never_moves(&frozen, &l, &k), Some(0));
+        // 1000 repeated is not: its component lets every process move.
+        let sparse: Vec<bool> = (0..16).map(|i| i % 4 == 0).collect();
+        assert_eq!(ring.never_moves(&sparse, &l, &k), None);
+        // A 3 × 3 grid with (1, 2) has no configuration from which the centre ever moves.
+        let grid = Graph::build(&Topology::Grid, 9, 1);
+        let (l, k) = (vec![1; 9], vec![2; 9]);
+        let err = grid.initial_configuration(&l, &k, 1).unwrap_err();
+        assert!(err.contains("unable ever to enter or leave"), "{err}");
+        // With (1, 3) it has, and the search avoids its one frozen configuration.
+        let k = vec![3; 9];
+        for seed in 1..=5 {
+            let c = grid.initial_configuration(&l, &k, seed).expect("live one");
+            assert_eq!(grid.never_moves(&c, &l, &k), None);
+        }
+        // Bounds no configuration meets: (3, 3) puts every corner's neighbours inside, four
+        // of them around the centre.
+        let err = grid.initial_configuration(&[3; 9], &[3; 9], 1).unwrap_err();
+        assert!(err.contains("no configuration"), "{err}");
+    }
+
+    #[test]
     fn initial_configuration_satisfies_bounds() {
         for t in [Topology::Ring, Topology::Grid, Topology::Random(4.0)] {
             let g = Graph::build(&t, 12, 3);
             let l = vec![1; 12];
             let k = vec![2; 12];
             let c = g.initial_configuration(&l, &k, 5).expect("found");
+            assert_eq!(g.never_moves(&c, &l, &k), None, "{t}");
             for i in 0..12 {
                 let cnt = g
                     .neighbours(i)

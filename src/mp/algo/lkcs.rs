@@ -1,6 +1,7 @@
 //! Seed 004 (Kamei & Kakugawa, Algorithms 2017): l_i-LMUTIN (Algorithm 2, local mutual
-//! inclusion: at least l_i of each closed neighbourhood inside) and LKCS (Algorithms 3–7, the
-//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i), in one state machine.
+//! inclusion: at least l_i of each closed neighbourhood inside) and LKCS (Algorithms 3–5, the
+//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i; Algorithms 6–7 are not run, LK-14),
+//! in one state machine.
 //!
 //! LKCS composes MUTIN (permission to be *out*, granted for exiting and held while out) and
 //! MUTEX (permission to be *in*, granted for entering and held while in); LMUTIN is MUTIN alone
@@ -17,55 +18,59 @@
 //!   its preemptingNow on the target's next Release).
 //! - **LK-4 (stale Relinquish)**: a Relinquish for a grant no longer held only clears
 //!   preemptingNow.
-//! - **LK-5 (nomination tests)**: Algorithm 6 as printed tests |grantedTo[MUTIN]| = |N| − L
-//!   and |grantedTo[MUTEX]| = K − 1, one below Cond's limits, so a leader whose neighbourhood
-//!   is full never nominates; the tests are read as "no ordinary grant is possible" and the
-//!   direction is chosen by LK-8. The Trigger carries the nominee's request timestamp, so
-//!   Algorithm 7's test ts = ts_i holds (for an exit that is ts_j + 1 of Algorithm 6).
-//! - **LK-6 (leader)**: P_LDR is process 0.
 //! - **LK-7 (serving)**: a Release (and a Relinquish) grants pending requests while Cond_i
-//!   holds, not one unconditionally, so no ordinary grant ever exceeds L_i / K_i.
-//! - **LK-8 (special grants within the bounds)**: a RequestByTrigger is granted when it
-//!   replaces a grant its sender holds or when the grant stays within the problem's own
-//!   bounds (|grantedTo[MUTEX]| < k_i, |grantedTo[MUTIN]| < |N_i| + 1 − l_i); otherwise it
-//!   waits first in line (timestamp 0) and preempts an ordinary grant not yet used. So every
-//!   grant, ordinary or special, keeps l_i ≤ |CS_i| ≤ k_i at its grantor, and safety is
-//!   Lemma 4's argument with those bounds, whatever the leader does. The leader nominates the
-//!   oldest waiting transition in its closed neighbourhood that it has room for itself.
-//! - **LK-9 (Waiting_LDR)**: the leader counts a closed neighbour as waiting from its Request
-//!   until the Release that completes that transition (Release(MUTIN) ends an entry,
-//!   Release(MUTEX) an exit); it nominates when all |N_LDR| + 1 are waiting and it is itself
-//!   in Algorithm 4's loop.
-//! - **LK-10 (one nomination at a time)**: the leader nominates again only once its nominee
-//!   has completed the nominated transition (Algorithm 4's "wait until", made explicit), or
-//!   was refused (LK-12).
+//!   holds, not one unconditionally, so no grant ever exceeds the bounds.
 //! - **LK-11 (preempt only unused grants)**: a grantor learns from a holder's Release of the
 //!   other kind that the holder completed its transition; such a grant is never the target
 //!   of a Preempt (it would be ignored and block the grantor's preemptingNow until the holder
 //!   moves again), and a preemption aimed at it is aimed again.
-//! - **LK-12 (refusal)**: a grantor that keeps a special request waiting tells the leader
-//!   (⟨Refuse, at, P_j⟩), which may nominate someone else and skips P_j until its next
-//!   Release; a nominee asked twice broadcasts RequestByTrigger again, and a grantor that
-//!   already granted it specially does not grant twice. Special requests are ordered among
-//!   themselves by process id and only an older one preempts a special grant.
-//! - **LK-13 (grant identity)**: Grant, Preempt and Relinquish carry the timestamp of the grant
-//!   (0 for a special one); a process counts only grants of its current request (or, once
-//!   triggered, only special ones), and a Relinquish returns only the grant it names. Without
-//!   this, a Grant sent before a RequestByTrigger and a Relinquish of it crossing the special
-//!   grant let two processes use one place (seen as |CS_i| = k_i + 1 on a grid).
+//! - **LK-13 (grant identity)**: Grant, Preempt and Relinquish carry the timestamp of the
+//!   granted request; a process counts only grants of its current request, and a Relinquish
+//!   returns only the grant it names.
+//! - **LK-14 (no leader)**: Cond_i uses l_i and k_i everywhere and no leader nominates
+//!   (Algorithms 6–7, TriggerNomination / RequestByTrigger, are not run). The seed's macros
+//!   L_i = l_i + 1 and K_i = k_i − 1 within distance 2 of P_LDR reserve room for the
+//!   leader's special grants, but a grantor there with |CS_i| = c grants an entry only when
+//!   c < k_i − 1 and an exit only when c > l_i + 1: with k_i − l_i ≤ 2 a grantor at c = l_i + 1
+//!   grants nothing ordinary, and with k_i − l_i = 1 no process at distance 2 ever moves (only
+//!   the leader's neighbours can be nominated). A special grant is unconditional, so a nominee
+//!   that the configuration blocks at one grantor holds its special places at the others
+//!   like the deadlock it was meant to break (measured: ring n = 9, (1, 2), 0 of 4 seeds live
+//!   with the nomination kept beside LK-15, 4 of 4 without). LK-15 does the leader's job
+//!   everywhere and needs no tightened bounds.
+//! - **LK-15 (blocked transitions park)**: a grantor where every holder of the requested
+//!   kind has completed its transition (LK-11) can make room only through a move of the
+//!   configuration, so it tells each waiting request once ⟨Failed⟩. The requester then gives
+//!   back every grant it holds by sending ⟨Park⟩ to every closed neighbour except the
+//!   grantors that failed it (a Park takes back the grant, and a parked request is neither
+//!   granted nor preempted for), and waits for those grantors; once each has granted, it
+//!   sends ⟨Resume⟩ and its request is pending again with its old timestamp. Without it, an
+//!   older request that a bound blocks at one grantor keeps its places at the others, where
+//!   younger requests that could complete cannot preempt it (the deadlock of the seed's
+//!   rules on sparse graphs with both bounds active). Grants and Failed carry a generation
+//!   per grantor, raised by each Park, so a Grant sent before the Park arrived is not counted
+//!   after the Resume (without it |CS_i| fell below l_i on a ring).
+//! - **LK-16 (logical clock)**: ts_i is a Lamport clock, as the seed says ("the logical clock")
+//!   and as Lemma 2's proof uses ("after P_j receives ⟨Request, ts_i, P_i⟩, (ts_j, P_j) exceeds
+//!   (ts_i, P_i)"): a received Request advances the clock to its timestamp, an exit advances
+//!   it by one and takes it, and an LKCS entry takes it as it stands. A counter of one's own
+//!   exits (what we had) lets a process that moves rarely keep old timestamps and preempt a
+//!   busy neighbour's transition again and again: LMUTIN reached 25–30 messages for one exit
+//!   on a ring (Lemma 6's 6(|N_i| + 1) = 18) and 88–97 on a complete graph of 8 (48); with
+//!   the clock 15–18 and 40–46.
 //!
-//! **Status**: safe on every topology and bound we ran (0 violations). Live on complete
-//! graphs for every (l, k) we tried, and on sparse graphs (ring, grid, random) when one of
-//! the two bounds is vacuous there (l_i = 0, or k_i = |N_i| + 1). With both bounds active on a
-//! sparse graph it still deadlocks, in configurations where some process *could* move alone
-//! (the simulator's report lists them), so the cause is the protocol, not the configuration:
-//! (a) within distance 2 of the leader L_i = l_i + 1 and K_i = k_i − 1, and only the leader's
-//! neighbours can be nominated: with k_i − l_i = 1 a process at distance 2 can never get its
-//! own ordinary grant, and with k_i − l_i = 2 only once special grants near it pushed its
-//! count to a bound; (b) an older request that
-//! cannot complete (a bound blocks it at one grantor) keeps the places it holds at others, and
-//! a younger request that could complete cannot preempt it. The leader sees only its own
-//! closed neighbourhood, so a deadlock farther away is never nominated out of.
+//! Rules LK-5, LK-6, LK-8, LK-9, LK-10 and LK-12 were our reading of the leader's nomination;
+//! they went with it (LK-14).
+//!
+//! **Status**: safe on every topology and bound we ran. Some (topology, l, k) have no
+//! configuration from which every process can move, and the simulator refuses them
+//! (`Graph::initial_configuration`): seed 004 claims liveness for 0 ≤ l_i < k_i ≤ |N_i| + 1,
+//! and a 3 × 3 grid with (1, 2) shows that no algorithm has it there. Elsewhere every run
+//! on rings, grids and complete graphs was live; on random graphs a few runs keep one
+//! process waiting past a watchdog of 20 000 time units while the others keep moving (a
+//! parked request keeps its timestamp but not its places; README); with 10^6 they complete.
+//! Lemma 6's 6(|N_i| + 1) holds for LMUTIN; in LKCS a transition that waits on the
+//! configuration parks (FAILED, PARK, RESUME, grants again), which the lemma does not count.
 
 use std::collections::BTreeSet;
 
@@ -79,7 +84,7 @@ use crate::mp::{Algorithm, Charge, Group, Message, Pid, Runtime};
 pub enum Variant {
     /// l_i-LMUTIN (Algorithm 2).
     Lmutin,
-    /// LKCS (Algorithms 3–7).
+    /// LKCS (Algorithms 3–5, with LK-14 and LK-15).
     Lkcs,
 }
 
@@ -88,28 +93,26 @@ type At = usize;
 const MUTIN: At = 0;
 const MUTEX: At = 1;
 
-/// The timestamp of a special grant (Algorithm 7's (0, P_j)), below every request's.
-const SPECIAL: u64 = 0;
-
 /// Messages; `at` is 0 for MUTIN, 1 for MUTEX.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum LkMsg {
     /// ⟨Request, at, ts⟩.
     Request(At, u64),
-    /// ⟨Grant, at⟩.
-    Grant(At, u64),
+    /// ⟨Grant, at⟩, with the granted request's timestamp (LK-13) and generation (LK-15).
+    Grant(At, u64, u32),
     /// ⟨Release, at⟩.
     Release(At),
-    /// ⟨Preempt, at⟩.
+    /// ⟨Preempt, at⟩, naming the grant (LK-13).
     Preempt(At, u64),
-    /// ⟨Relinquish, at⟩.
+    /// ⟨Relinquish, at⟩, naming the grant (LK-13).
     Relinquish(At, u64),
-    /// ⟨Trigger, at, ts⟩ (leader only).
-    Trigger(At, u64),
-    /// ⟨Refuse, at, P_j⟩: to the leader, P_j's special request found no place here (LK-12).
-    Refuse(At, Pid),
-    /// ⟨RequestByTrigger, at⟩.
-    RequestByTrigger(At),
+    /// ⟨Failed, at, ts, generation⟩: request ts waits here behind completed transitions
+    /// only (LK-15).
+    Failed(At, u64, u32),
+    /// ⟨Park, at, ts⟩: take back the grant of request ts, and do not grant it until Resume.
+    Park(At, u64),
+    /// ⟨Resume, at, ts, generation⟩: request ts is pending again.
+    Resume(At, u64, u32),
 }
 
 impl Message for LkMsg {
@@ -120,27 +123,23 @@ impl Message for LkMsg {
             LkMsg::Release(_) => "RELEASE",
             LkMsg::Preempt(..) => "PREEMPT",
             LkMsg::Relinquish(..) => "RELINQUISH",
-            LkMsg::Trigger(..) => "TRIGGER",
-            LkMsg::Refuse(..) => "REFUSE",
-            LkMsg::RequestByTrigger(_) => "REQUEST_BY_TRIGGER",
+            LkMsg::Failed(..) => "FAILED",
+            LkMsg::Park(..) => "PARK",
+            LkMsg::Resume(..) => "RESUME",
         }
     }
     fn size_ints(&self) -> usize {
         match self {
-            LkMsg::Request(..)
-            | LkMsg::Trigger(..)
-            | LkMsg::Refuse(..)
-            | LkMsg::Grant(..)
-            | LkMsg::Preempt(..)
-            | LkMsg::Relinquish(..) => 2,
-            _ => 1,
+            LkMsg::Release(_) => 1,
+            LkMsg::Request(..) | LkMsg::Preempt(..) | LkMsg::Relinquish(..) | LkMsg::Park(..) => 2,
+            LkMsg::Grant(..) | LkMsg::Failed(..) | LkMsg::Resume(..) => 3,
         }
     }
+    /// Everything is charged to the transition it serves: a Grant, Preempt or Failed to its
+    /// receiver's, the rest to the sender's.
     fn charge(&self) -> Charge {
         match self {
-            LkMsg::Grant(..) | LkMsg::Preempt(..) | LkMsg::Trigger(..) | LkMsg::Refuse(..) => {
-                Charge::Receiver
-            }
+            LkMsg::Grant(..) | LkMsg::Preempt(..) | LkMsg::Failed(..) => Charge::Receiver,
             _ => Charge::Sender,
         }
     }
@@ -153,36 +152,33 @@ pub struct Local {
     /// N_i ∪ {P_i}.
     closed: Vec<Pid>,
     inside: bool,
+    /// The timestamp of the current (or last) request.
     ts: u64,
+    /// The logical clock (LK-16): the largest request timestamp sent or received.
+    clock: u64,
     n_grants: [BTreeSet<Pid>; 2],
     granted_to: [BTreeSet<(u64, Pid)>; 2],
     pending: [BTreeSet<(u64, Pid)>; 2],
     preempting: [Option<(u64, Pid)>; 2],
     /// The transition waiting for grants, if any.
     requesting: Option<At>,
-    /// The waiting transition asked again by trigger (Algorithm 7), per `at`.
-    special: [bool; 2],
-    /// Macro L_i and K_i (tightened by one within distance 2 of the leader, LKCS only).
-    big_l: usize,
-    big_k: usize,
-    /// The hard bounds l_i and k_i, which a special grant may reach (LK-8).
-    hard_l: usize,
-    hard_k: usize,
+    /// l_i and k_i (Cond_i's L_i and K_i, LK-14).
+    l: usize,
+    k: usize,
     /// Per `at` and closed neighbour (by position in `closed`): its grant is held by a
     /// process that has completed the transition (LK-11; LKCS only).
     completed: [Vec<bool>; 2],
-    is_leader: bool,
-    /// Leader only: per closed neighbour (by position in `closed`), its open request as the
-    /// leader last heard it, (at, ts), until the Release that completes it (LK-9).
-    open: Vec<Option<(At, u64)>>,
-    /// Leader only: the nominee and the direction it was nominated for, until the Release
-    /// that completes that transition arrives (LK-10).
-    nominee: Option<(Pid, At)>,
-    /// Leader only: closed neighbours whose special request was refused since the last
-    /// Release the leader received (LK-12).
-    refused: Vec<bool>,
-    /// P_LDR.
-    leader: Pid,
+    /// LK-15, grantor side: parked requests per `at`, the pending ones already told
+    /// Failed, and per closed neighbour the generation of its request.
+    parked: [BTreeSet<(u64, Pid)>; 2],
+    failed_sent: [BTreeSet<(u64, Pid)>; 2],
+    req_gen: [Vec<u32>; 2],
+    /// LK-15, requester side: the grantors whose Failed holds the waiting transition (until
+    /// they grant it), the grantors it is parked at (None: not parked), and per closed
+    /// neighbour the generation of the request as last sent there.
+    blocked: BTreeSet<Pid>,
+    parked_at: Option<BTreeSet<Pid>>,
+    sent_gen: Vec<u32>,
 }
 
 impl Local {
@@ -205,8 +201,6 @@ impl Local {
             .filter(|&&j| s.initial_in[j])
             .map(|&j| (t0, j))
             .collect();
-        let near = variant == Variant::Lkcs && s.graph.distance(s.leader, me) <= 2;
-        let is_leader = variant == Variant::Lkcs && me == s.leader;
         let width = closed.len();
         let completed = if variant == Variant::Lkcs {
             [
@@ -214,37 +208,28 @@ impl Local {
                 closed.iter().map(|&j| s.initial_in[j]).collect(),
             ]
         } else {
-            [vec![false; closed.len()], vec![false; closed.len()]]
+            [vec![false; width], vec![false; width]]
         };
         Local {
             variant,
             completed,
-            open: if is_leader {
-                vec![None; width]
-            } else {
-                Vec::new()
-            },
             closed,
             inside: s.initial_in[me],
             ts: t0,
+            clock: t0,
             n_grants: Default::default(),
             granted_to: [out, inn],
             pending: Default::default(),
             preempting: [None, None],
             requesting: None,
-            special: [false; 2],
-            big_l: s.l[me] + usize::from(near),
-            big_k: s.k[me].saturating_sub(usize::from(near)),
-            hard_l: s.l[me],
-            hard_k: s.k[me],
-            refused: if is_leader {
-                vec![false; width]
-            } else {
-                Vec::new()
-            },
-            is_leader,
-            nominee: None,
-            leader: s.leader,
+            l: s.l[me],
+            k: s.k[me],
+            parked: Default::default(),
+            failed_sent: Default::default(),
+            req_gen: [vec![0; width], vec![0; width]],
+            blocked: BTreeSet::new(),
+            parked_at: None,
+            sent_gen: vec![0; width],
         }
     }
 
@@ -252,21 +237,12 @@ impl Local {
         self.closed.len() - 1
     }
 
-    /// Cond_i for `at`: room for one more ordinary grant under L_i / K_i.
+    /// Cond_i for `at`: room for one more grant.
     fn cond(&self, at: At) -> bool {
         if at == MUTEX {
-            self.granted_to[MUTEX].len() < self.big_k
+            self.granted_to[MUTEX].len() < self.k
         } else {
-            self.granted_to[MUTIN].len() + self.big_l < self.degree() + 1
-        }
-    }
-
-    /// Room for one more grant under the problem's own bounds l_i / k_i (LK-8).
-    fn hard_room(&self, at: At) -> bool {
-        if at == MUTEX {
-            self.granted_to[MUTEX].len() < self.hard_k
-        } else {
-            self.granted_to[MUTIN].len() + self.hard_l < self.degree() + 1
+            self.granted_to[MUTIN].len() + self.l < self.degree() + 1
         }
     }
 
@@ -276,19 +252,17 @@ impl Local {
         }
     }
 
-    /// Grants the lowest pending requests while there is room (LK-7): an ordinary request
-    /// (ts ≥ 1) needs Cond_i, a special one (ts 0, LK-8) the hard bound.
+    /// The position of `p` in the closed neighbourhood.
+    fn slot(&self, p: Pid) -> Option<usize> {
+        self.closed.binary_search(&p).ok()
+    }
+
+    /// Grants the lowest pending requests while Cond_i holds (LK-7).
     fn serve(&mut self, rt: &mut dyn Runtime<LkMsg>, at: At) {
-        while let Some(&h) = self.pending[at].first() {
-            let room = if h.0 == SPECIAL {
-                self.hard_room(at)
-            } else {
-                self.cond(at)
-            };
-            if !room {
+        while self.cond(at) {
+            let Some(h) = self.pending[at].pop_first() else {
                 break;
-            }
-            self.pending[at].pop_first();
+            };
             self.give(rt, at, h);
         }
     }
@@ -302,17 +276,19 @@ impl Local {
 
     /// Records and sends one grant.
     fn give(&mut self, rt: &mut dyn Runtime<LkMsg>, at: At, h: (u64, Pid)) {
+        self.failed_sent[at].remove(&h);
+        let mut generation = 0;
         if let Some(s) = self.slot(h.1) {
             self.completed[at][s] = false;
+            generation = self.req_gen[at][s];
         }
         self.granted_to[at].insert(h);
-        rt.send(h.1, LkMsg::Grant(at, h.0));
+        rt.send(h.1, LkMsg::Grant(at, h.0, generation));
     }
 
     /// Asks the holder of the highest granted request of `at` to give it back if `than`
-    /// is older (Algorithm 5's preemption). A special grant (ts 0) is taken back only for an
-    /// older special request (LK-12), and in LKCS no grant whose holder has completed its
-    /// transition is (LK-11).
+    /// is older (Algorithm 5's preemption); in LKCS no grant whose holder has completed its
+    /// transition is asked (LK-11).
     fn maybe_preempt(&mut self, rt: &mut dyn Runtime<LkMsg>, at: At, than: (u64, Pid)) {
         if self.preempting[at].is_some() {
             return;
@@ -323,7 +299,7 @@ impl Local {
             .find(|&&(_, p)| self.slot(p).is_some_and(|s| !self.completed[at][s]))
             .copied();
         if let Some(h) = target {
-            if than < h && (h.0 != SPECIAL || than.0 == SPECIAL) {
+            if than < h {
                 self.preempting[at] = Some(h);
                 rt.send(h.1, LkMsg::Preempt(at, h.0));
             }
@@ -345,27 +321,80 @@ impl Local {
         self.completed[at][s] = true;
         if self.preempting[at].is_some_and(|(_, q)| q == p) {
             self.preempting[at] = None;
-            if let Some(&h) = self.pending[at].first() {
-                self.maybe_preempt(rt, at, h);
-            }
         }
+        self.review(rt, at);
     }
 
-    /// The timestamp the grants of the waiting `at` transition carry: the request's, or
-    /// SPECIAL once it asked again by trigger (LK-13).
-    fn asked(&self, at: At) -> u64 {
-        if self.special[at] {
-            SPECIAL
-        } else {
-            self.ts
+    /// After any change to `at`: serve what fits (LK-7); in LKCS, aim a preemption for the
+    /// oldest pending request and, when every holder of `at` here has completed its
+    /// transition, tell each pending request once that it is blocked here (LK-15).
+    fn review(&mut self, rt: &mut dyn Runtime<LkMsg>, at: At) {
+        self.serve(rt, at);
+        if self.variant != Variant::Lkcs || self.pending[at].is_empty() {
+            return;
+        }
+        if let Some(&h) = self.pending[at].first() {
+            self.maybe_preempt(rt, at, h);
+        }
+        let all_completed = self.granted_to[at]
+            .iter()
+            .all(|&(_, p)| self.slot(p).is_some_and(|s| self.completed[at][s]));
+        if all_completed {
+            let fresh: Vec<(u64, Pid)> = self.pending[at]
+                .difference(&self.failed_sent[at])
+                .copied()
+                .collect();
+            for r in fresh {
+                self.failed_sent[at].insert(r);
+                let generation = self.slot(r.1).map_or(0, |s| self.req_gen[at][s]);
+                rt.send(r.1, LkMsg::Failed(at, r.0, generation));
+            }
         }
     }
 
     fn start(&mut self, rt: &mut dyn Runtime<LkMsg>, at: At) {
         self.n_grants[at].clear();
-        self.special[at] = false;
+        self.blocked.clear();
+        self.parked_at = None;
+        self.sent_gen.iter_mut().for_each(|g| *g = 0);
         self.requesting = Some(at);
         self.broadcast(rt, LkMsg::Request(at, self.ts));
+    }
+
+    /// LK-15: a Grant or Failed of generation `g` from `from` answers the request as last
+    /// sent there.
+    fn current(&self, from: Pid, g: u32) -> bool {
+        self.slot(from).is_some_and(|s| self.sent_gen[s] == g)
+    }
+
+    /// LK-15: blocked by a completed configuration, give back every grant held and park the
+    /// request at every grantor but the blocking ones.
+    fn park(&mut self, rt: &mut dyn Runtime<LkMsg>, at: At) {
+        let mut set = BTreeSet::new();
+        for s in 0..self.closed.len() {
+            let j = self.closed[s];
+            if !self.blocked.contains(&j) {
+                set.insert(j);
+                self.sent_gen[s] += 1;
+                rt.send(j, LkMsg::Park(at, self.ts));
+            }
+        }
+        self.n_grants[at].clear();
+        self.parked_at = Some(set);
+    }
+
+    /// LK-15: once every blocking grantor has granted, the request is pending again where it
+    /// was parked.
+    fn unpark(&mut self, rt: &mut dyn Runtime<LkMsg>, at: At) {
+        if !self.blocked.is_empty() {
+            return;
+        }
+        if let Some(set) = self.parked_at.take() {
+            for j in set {
+                let g = self.slot(j).map_or(0, |s| self.sent_gen[s]);
+                rt.send(j, LkMsg::Resume(at, self.ts, g));
+            }
+        }
     }
 
     /// Completes the transition once |N_i| + 1 grants are held.
@@ -389,69 +418,6 @@ impl Local {
             self.broadcast(rt, LkMsg::Release(MUTIN));
         }
     }
-
-    /// The position of `p` in the closed neighbourhood.
-    fn slot(&self, p: Pid) -> Option<usize> {
-        self.closed.binary_search(&p).ok()
-    }
-
-    /// The leader's deadlock check (Algorithm 4's loop): with its own transition waiting,
-    /// every closed neighbour waiting, and no nomination outstanding (LK-10), nominate.
-    fn leader_check(&mut self, rt: &mut dyn Runtime<LkMsg>) {
-        if !self.is_leader || self.nominee.is_some() || self.requesting.is_none() {
-            return;
-        }
-        if self.open.iter().any(Option::is_none) {
-            return;
-        }
-        self.trigger_nomination(rt);
-    }
-
-    /// Algorithm 6, with the direction chosen by room under the hard bounds (LK-8): the
-    /// oldest waiting transition of a closed neighbour that the leader itself has room for
-    /// and that was not refused since the last Release (LK-12).
-    fn trigger_nomination(&mut self, rt: &mut dyn Runtime<LkMsg>) {
-        let room = [self.hard_room(MUTIN), self.hard_room(MUTEX)];
-        let pick = self
-            .open
-            .iter()
-            .zip(&self.closed)
-            .zip(&self.refused)
-            .filter_map(|((o, &p), &refused)| match *o {
-                Some((at, t)) if room[at] && !refused => Some((t, p, at)),
-                _ => None,
-            })
-            .min();
-        if let Some((t, p, at)) = pick {
-            self.nominee = Some((p, at));
-            rt.send(p, LkMsg::Trigger(at, t));
-        }
-    }
-
-    /// Leader only: what a message tells about a closed neighbour's open request.
-    fn note(&mut self, from: Pid, msg: &LkMsg) {
-        if !self.is_leader {
-            return;
-        }
-        let Some(s) = self.slot(from) else {
-            return;
-        };
-        match *msg {
-            LkMsg::Request(at, ts) => self.open[s] = Some((at, ts)),
-            // Entering ends with Release(MUTIN), exiting with Release(MUTEX).
-            LkMsg::Release(rel) => {
-                let done = 1 - rel;
-                if self.open[s].is_some_and(|(a, _)| a == done) {
-                    self.open[s] = None;
-                }
-                if self.nominee == Some((from, done)) {
-                    self.nominee = None;
-                }
-                self.refused.iter_mut().for_each(|r| *r = false);
-            }
-            _ => {}
-        }
-    }
 }
 
 impl Algorithm for Local {
@@ -466,35 +432,66 @@ impl Algorithm for Local {
                 self.broadcast(rt, LkMsg::Release(MUTIN));
             }
             Variant::Lkcs => {
-                self.start(rt, MUTEX);
-                self.leader_check(rt);
+                // LK-16: the entry's timestamp is the clock as it stands.
+                self.ts = self.clock;
+                self.start(rt, MUTEX)
             }
         }
     }
 
     /// Exit-Sequence.
     fn on_exit(&mut self, rt: &mut dyn Runtime<LkMsg>) {
-        self.ts += 1;
+        // Algorithm 2 / 4: ts_i := ts_i + 1, on the logical clock (LK-16).
+        self.clock += 1;
+        self.ts = self.clock;
         self.start(rt, MUTIN);
-        self.leader_check(rt);
     }
 
     fn on_message(&mut self, rt: &mut dyn Runtime<LkMsg>, from: Pid, msg: LkMsg) {
-        self.note(from, &msg);
         match msg {
             LkMsg::Request(at, ts) => {
+                // LK-16.
+                self.clock = self.clock.max(ts);
+                if let Some(s) = self.slot(from) {
+                    self.req_gen[at][s] = 0;
+                }
                 self.pending[at].insert((ts, from));
                 if self.cond(at) {
                     self.serve(rt, at);
                 } else {
                     self.maybe_preempt(rt, at, (ts, from));
                 }
+                self.review(rt, at);
             }
-            LkMsg::Grant(at, t) => {
-                // LK-13: only a grant of the request now waiting counts.
-                if self.requesting == Some(at) && t == self.asked(at) {
+            LkMsg::Grant(at, t, g) => {
+                // LK-13: only a grant of the request now waiting counts; LK-15: of its
+                // current generation there, and while parked only a blocking grantor's.
+                if self.requesting != Some(at) || t != self.ts || !self.current(from, g) {
+                    return;
+                }
+                if self.parked_at.is_some() {
+                    if !self.blocked.remove(&from) {
+                        return;
+                    }
                     self.n_grants[at].insert(from);
-                    self.check_done(rt);
+                    self.unpark(rt, at);
+                } else {
+                    self.blocked.remove(&from);
+                    self.n_grants[at].insert(from);
+                }
+                self.check_done(rt);
+            }
+            LkMsg::Failed(at, t, g) => {
+                // LK-15.
+                if self.requesting == Some(at)
+                    && t == self.ts
+                    && self.current(from, g)
+                    && !self.n_grants[at].contains(&from)
+                {
+                    self.blocked.insert(from);
+                    if self.parked_at.is_none() {
+                        self.park(rt, at);
+                    }
                 }
             }
             LkMsg::Release(at) => {
@@ -502,16 +499,12 @@ impl Algorithm for Local {
                     self.preempting[at] = None;
                 }
                 self.granted_to[at].retain(|&(_, p)| p != from);
-                // LK-7.
-                self.serve(rt, at);
+                self.review(rt, at);
                 self.completes(rt, 1 - at, from);
             }
             LkMsg::Preempt(at, t) => {
                 // LK-3, LK-13.
-                if self.requesting == Some(at)
-                    && t == self.asked(at)
-                    && self.n_grants[at].remove(&from)
-                {
+                if self.requesting == Some(at) && t == self.ts && self.n_grants[at].remove(&from) {
                     rt.send(from, LkMsg::Relinquish(at, t));
                 }
             }
@@ -524,51 +517,120 @@ impl Algorithm for Local {
                     self.pending[at].insert((t, from));
                     self.grant_min(rt, at);
                 }
-                self.serve(rt, at);
+                self.review(rt, at);
             }
-            LkMsg::Trigger(at, ts) => {
-                if self.requesting == Some(at) && ts == self.ts {
-                    // A second nomination asks again; the special grants held stay valid.
-                    if !self.special[at] {
-                        self.special[at] = true;
-                        self.n_grants[at].clear();
+            LkMsg::Park(at, t) => {
+                // LK-15.
+                let r = (t, from);
+                self.pending[at].remove(&r);
+                self.granted_to[at].remove(&r);
+                self.failed_sent[at].remove(&r);
+                if self.preempting[at] == Some(r) {
+                    self.preempting[at] = None;
+                }
+                self.parked[at].insert(r);
+                self.review(rt, at);
+            }
+            LkMsg::Resume(at, t, g) => {
+                if self.parked[at].remove(&(t, from)) {
+                    if let Some(s) = self.slot(from) {
+                        self.req_gen[at][s] = g;
                     }
-                    self.broadcast(rt, LkMsg::RequestByTrigger(at));
-                }
-            }
-            LkMsg::RequestByTrigger(at) => {
-                // LK-8: a special grant replaces an ordinary one, or takes a free place under
-                // the hard bound, or waits first in line for one (preempting if it can).
-                if self.granted_to[at].contains(&(SPECIAL, from)) {
-                    // Asked again (LK-12) and already granted: that grant stands, and a
-                    // second one could be mistaken for it by a Relinquish in flight.
-                    return self.leader_check(rt);
-                }
-                self.pending[at].retain(|&(_, p)| p != from);
-                let had = self.granted_to[at].iter().any(|&(_, p)| p == from);
-                self.granted_to[at].retain(|&(_, p)| p != from);
-                if had || self.hard_room(at) {
-                    self.give(rt, at, (SPECIAL, from));
-                } else {
-                    self.pending[at].insert((SPECIAL, from));
-                    self.maybe_preempt(rt, at, (SPECIAL, from));
-                    // LK-12.
-                    rt.send(self.leader, LkMsg::Refuse(at, from));
-                }
-            }
-            LkMsg::Refuse(at, p) => {
-                if self.nominee == Some((p, at)) {
-                    self.nominee = None;
-                    if let Some(s) = self.slot(p) {
-                        self.refused[s] = true;
-                    }
+                    self.pending[at].insert((t, from));
+                    self.review(rt, at);
                 }
             }
         }
-        self.leader_check(rt);
     }
 
     fn starts_inside(&self) -> bool {
         self.inside
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mp::metrics::MpResult;
+    use crate::mp::sim::{run, SimConfig};
+    use crate::mp::topo::{Graph, Topology};
+    use crate::mp::workload::Dist;
+    use crate::mp::Problem;
+
+    /// One simulated LKCS run with the CLI's defaults (ncs exp:50, cs uniform:0,40, channel
+    /// delay exp:10), every process entering `requests` times; a request waiting 20 000 time
+    /// units (some 300 critical sections) is reported as a liveness failure.
+    fn lkcs(topology: Topology, n: usize, l: usize, k: usize, seed: u64) -> MpResult {
+        let graph = Graph::build(&topology, n, seed);
+        let (l, k) = (vec![l; n], vec![k; n]);
+        let initial_in = graph
+            .initial_configuration(&l, &k, seed)
+            .unwrap_or_else(|e| panic!("{topology} n = {n} seed {seed}: {e}"));
+        let cfg = SimConfig {
+            algo: "lkcs".into(),
+            problem: Problem::LocalCs,
+            setup: Setup {
+                n,
+                m: 1,
+                graph,
+                l,
+                k,
+                initial_in,
+                leader: 0,
+            },
+            topology: topology.to_string(),
+            requests: 25,
+            seed,
+            ncs: Dist::Exp(50.0),
+            cs: Dist::Uniform(0.0, 40.0),
+            delay: Dist::Exp(10.0),
+            fifo: true,
+            mix: "single".parse().unwrap(),
+            watchdog: 20_000.0,
+            trace: false,
+        };
+        run(&cfg, |p, s| Local::new(p, s, Variant::Lkcs))
+    }
+
+    #[test]
+    fn live_and_safe_on_sparse_graphs_with_both_bounds_active() {
+        // Each of these was stuck (no process served for good) before LK-14 / LK-15.
+        let cases = [
+            (Topology::Ring, 9, 1, 2),
+            (Topology::Ring, 16, 1, 2),
+            (Topology::Grid, 9, 1, 3),
+            (Topology::Grid, 16, 1, 2),
+            (Topology::Grid, 16, 1, 3),
+            (Topology::Random(3.0), 16, 1, 2),
+            (Topology::Random(4.0), 16, 1, 3),
+        ];
+        for (t, n, l, k) in cases {
+            for seed in 1..=3 {
+                let r = lkcs(t.clone(), n, l, k, seed);
+                let what = format!("{t} n = {n} ({l}, {k}) seed {seed}");
+                assert_eq!(r.safety_violations, 0, "{what}: {:?}", r.violations);
+                assert!(
+                    r.liveness_failure.is_none(),
+                    "{what}: {:?}",
+                    r.liveness_failure
+                );
+                assert!(r.requests >= 25 * n as u64, "{what}: {}", r.requests);
+            }
+        }
+    }
+
+    #[test]
+    fn a_blocked_transition_parks_and_resumes() {
+        // Ring of 9 with (1, 2): transitions wait on the configuration, so LK-15 runs.
+        let r = lkcs(Topology::Ring, 9, 1, 2, 1);
+        assert!(r.liveness_failure.is_none(), "{:?}", r.liveness_failure);
+        let count = |kind: &str| {
+            r.messages_by_kind
+                .iter()
+                .find(|m| m.kind == kind)
+                .map_or(0.0, |m| m.per_request)
+        };
+        assert!(count("FAILED") > 0.0 && count("PARK") > 0.0, "{r:?}");
+        assert!(count("RESUME") > 0.0, "{r:?}");
     }
 }
