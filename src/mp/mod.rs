@@ -114,4 +114,15 @@ pub trait Algorithm: Send + std::fmt::Debug {
     fn starts_inside(&self) -> bool {
         false
     }
+    /// Whether receiving `msg` in this process's current state is *passive*: its handler
+    /// uses nothing of the runtime but `me`, `n` and `now` (no send, timer, entry, exit or
+    /// observation), its effect on this process's state commutes with every other passive
+    /// receipt's, and no passive receipt changes what this method answers for any message.
+    /// The simulator may then apply such a receipt late, just before the process's next
+    /// other event, with the same outcome (see `sim`). The default, false, delivers every
+    /// message as an event of its own; a wrong true is caught when its handler uses the
+    /// runtime.
+    fn passive(&self, _msg: &Self::Msg) -> bool {
+        false
+    }
 }

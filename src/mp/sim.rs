@@ -9,7 +9,7 @@
 //! the cost when handlers broadcast.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
 use super::algo::Setup;
@@ -48,6 +48,21 @@ pub struct SimConfig {
     pub watchdog: f64,
     /// Print every event to stderr.
     pub trace: bool,
+}
+
+/// A passive receipt not yet applied (see [`Algorithm::passive`]): delivered at (t, seq).
+struct Lazy<M> {
+    t: u64,
+    seq: u64,
+    from: u32,
+    msg: M,
+}
+
+impl<M> Lazy<M> {
+    #[inline]
+    fn key(&self) -> (u64, u64) {
+        (self.t, self.seq)
+    }
 }
 
 /// Where a process's application is.
@@ -140,6 +155,16 @@ struct Core<M> {
     outbox: Vec<Item<M>>,
     /// Emptied bundle vectors, for reuse.
     spare: Vec<Vec<Item<M>>>,
+    /// Passive receipts are deferred (see [`run`]); per process, those not yet applied.
+    lazy: bool,
+    inbox: Vec<Vec<Lazy<M>>>,
+    /// The current event's (time, sequence number), and deferred receipts applied by
+    /// `flush` (counted as events by the loop).
+    key: (u64, u64),
+    absorbed: u64,
+    /// (since, p) for every start of a wait, oldest first; entries whose process has since
+    /// moved on are dropped when met.
+    waits: VecDeque<(f64, Pid)>,
     n: usize,
     delay: Dist,
     fifo: bool,
@@ -178,7 +203,7 @@ struct Core<M> {
     epoch: Vec<u32>,
 }
 
-impl<M> Core<M> {
+impl<M: super::Message> Core<M> {
     fn push(&mut self, t: f64, kind: Kind<M>) {
         self.seq += 1;
         self.outbox.push(Item {
@@ -188,13 +213,46 @@ impl<M> Core<M> {
         });
     }
 
-    /// Queues what the last handler scheduled as one bundle.
-    fn flush(&mut self) {
+    /// Queues what the last handler scheduled as one bundle; when receipts are deferred,
+    /// a delivery its receiver takes passively goes to the receiver's inbox instead.
+    fn flush<A: Algorithm<Msg = M>>(&mut self, procs: &mut [A]) {
         if self.outbox.is_empty() {
             return;
         }
         let mut items = self.spare.pop().unwrap_or_default();
-        std::mem::swap(&mut items, &mut self.outbox);
+        if self.lazy {
+            let mut out = std::mem::take(&mut self.outbox);
+            for it in out.drain(..) {
+                match it.kind {
+                    Some(Kind::Deliver { from, to, msg, .. })
+                        if from != to && procs[to].passive(&msg) =>
+                    {
+                        self.inbox[to].push(Lazy {
+                            t: it.t,
+                            seq: it.seq,
+                            from: from as u32,
+                            msg,
+                        });
+                        // A process that stays idle (or is done) would gather every
+                        // broadcast: at each power of two from 1024 on, the receipts
+                        // delivered before the current event are applied.
+                        let len = self.inbox[to].len();
+                        if len >= 1024 && len.is_power_of_two() {
+                            let applied = self.absorb(to, &mut procs[to], self.key);
+                            self.absorbed += applied;
+                        }
+                    }
+                    kind => items.push(Item { kind, ..it }),
+                }
+            }
+            self.outbox = out;
+            if items.is_empty() {
+                self.spare.push(items);
+                return;
+            }
+        } else {
+            std::mem::swap(&mut items, &mut self.outbox);
+        }
         if items.len() > 1 {
             items.sort_unstable_by_key(|i| (i.t, i.seq));
         }
@@ -217,12 +275,12 @@ impl<M> Core<M> {
         self.queue.push(Ev { slot, ..head });
     }
 
-    /// The earliest event: its time and payload.
-    fn pop(&mut self) -> Option<(f64, Kind<M>)> {
+    /// The earliest event: its time, sequence number and payload.
+    fn pop(&mut self) -> Option<(f64, u64, Kind<M>)> {
         let mut top = self.queue.peek_mut()?;
         let b = &mut self.slab[top.slot as usize];
         let item = &mut b.items[b.next];
-        let (t, kind) = (item.t, item.kind.take().expect("queued event"));
+        let (t, seq, kind) = (item.t, item.seq, item.kind.take().expect("queued event"));
         b.next += 1;
         if let Some(n) = b.items.get(b.next) {
             top.t = n.t;
@@ -235,7 +293,107 @@ impl<M> Core<M> {
             self.spare.push(items);
             self.free.push(slot);
         }
-        Some((f64::from_bits(t), kind))
+        Some((f64::from_bits(t), seq, kind))
+    }
+
+    /// The time of the earliest event.
+    fn peek_time(&self) -> Option<f64> {
+        self.queue.peek().map(|e| f64::from_bits(e.t))
+    }
+
+    /// Applies `p`'s deferred receipts delivered before `key` (in any order: passive
+    /// receipts commute); returns how many.
+    fn absorb<A: Algorithm<Msg = M>>(&mut self, p: Pid, proc_: &mut A, key: (u64, u64)) -> u64 {
+        let inbox = &mut self.inbox[p];
+        let mut applied = 0;
+        let mut i = 0;
+        while i < inbox.len() {
+            if inbox[i].key() < key {
+                let l = inbox.swap_remove(i);
+                let mut rt = Quiet {
+                    me: p,
+                    n: self.n,
+                    now: f64::from_bits(l.t),
+                };
+                proc_.on_message(&mut rt, l.from as Pid, l.msg);
+                applied += 1;
+            } else {
+                i += 1;
+            }
+        }
+        applied
+    }
+
+    /// After an event of `p`: the deferred receipts `p` no longer takes passively become
+    /// events, at their own (time, sequence number).
+    fn spill<A: Algorithm<Msg = M>>(&mut self, p: Pid, proc_: &A) {
+        let inbox = &mut self.inbox[p];
+        let mut i = 0;
+        while i < inbox.len() {
+            if proc_.passive(&inbox[i].msg) {
+                i += 1;
+            } else {
+                let l = inbox.swap_remove(i);
+                self.outbox.push(Item {
+                    t: l.t,
+                    seq: l.seq,
+                    kind: Some(Kind::Deliver {
+                        from: l.from as Pid,
+                        to: p,
+                        msg: l.msg,
+                        hops: None,
+                    }),
+                });
+            }
+        }
+    }
+
+    /// Stops deferring after the event `key`: the receipts delivered before it are applied
+    /// (returns how many), the later ones become events.
+    fn go_eager<A: Algorithm<Msg = M>>(&mut self, procs: &mut [A], key: (u64, u64)) -> u64 {
+        self.lazy = false;
+        let mut applied = 0;
+        for (p, proc_) in procs.iter_mut().enumerate() {
+            applied += self.absorb(p, proc_, key);
+            for l in std::mem::take(&mut self.inbox[p]) {
+                self.outbox.push(Item {
+                    t: l.t,
+                    seq: l.seq,
+                    kind: Some(Kind::Deliver {
+                        from: l.from as Pid,
+                        to: p,
+                        msg: l.msg,
+                        hops: None,
+                    }),
+                });
+            }
+        }
+        self.flush(procs);
+        applied
+    }
+
+    /// Deferred receipts delivered before `key`, not yet applied.
+    fn due(&self, key: (u64, u64)) -> u64 {
+        self.inbox
+            .iter()
+            .map(|b| b.iter().filter(|l| l.key() < key).count() as u64)
+            .sum()
+    }
+
+    /// Whether a watchdog check at time `t`, with the processes where they are now, could
+    /// report a request overdue: exactly when the oldest wait is (`overdue`'s test).
+    fn may_be_overdue(&mut self, t: f64, bound: f64) -> bool {
+        while let Some(&(since, p)) = self.waits.front() {
+            match self.phase[p] {
+                Phase::Waiting(s, _) | Phase::Leaving(s, _) if s == since => {
+                    return t - since > bound
+                }
+                _ => {
+                    self.waits.pop_front();
+                }
+            }
+        }
+        false
     }
 
     fn violation(&mut self, what: String) {
@@ -495,8 +653,56 @@ impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
     }
 }
 
+/// The runtime of a passive receipt applied late: it knows who and when, and does nothing.
+struct Quiet {
+    me: Pid,
+    n: usize,
+    now: f64,
+}
+
+#[cold]
+fn not_passive() -> ! {
+    panic!("a receipt declared passive used the runtime: Algorithm::passive is wrong")
+}
+
+impl<M: super::Message> Runtime<M> for Quiet {
+    fn me(&self) -> Pid {
+        self.me
+    }
+    fn n(&self) -> usize {
+        self.n
+    }
+    fn now(&self) -> f64 {
+        self.now
+    }
+    fn send(&mut self, _to: Pid, _msg: M) {
+        not_passive()
+    }
+    fn set_timer(&mut self, _after: f64, _tag: u64) {
+        not_passive()
+    }
+    fn enter(&mut self) {
+        not_passive()
+    }
+    fn exited(&mut self) {
+        not_passive()
+    }
+    fn observe(&mut self, _obs: Observation) {
+        not_passive()
+    }
+}
+
 /// Runs one simulation of the algorithm built by `make` for every process.
 pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> MpResult {
+    run_with(cfg, make, true)
+}
+
+/// [`run`], deferring passive receipts where it may (`defer`) or never.
+fn run_with<A: Algorithm>(
+    cfg: &SimConfig,
+    make: impl Fn(Pid, &Setup) -> A,
+    defer: bool,
+) -> MpResult {
     let wall = Instant::now();
     let s = &cfg.setup;
     let n = s.n;
@@ -520,6 +726,11 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
         free: Vec::new(),
         outbox: Vec::new(),
         spare: Vec::new(),
+        lazy: false,
+        inbox: (0..n).map(|_| Vec::new()).collect(),
+        key: (0, 0),
+        absorbed: 0,
+        waits: VecDeque::new(),
         n,
         delay: cfg.delay,
         fifo: cfg.fifo,
@@ -588,12 +799,15 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
             }
         }
     }
-    core.flush();
+    core.flush(&mut procs);
     let mut events = 0u64;
     let mut liveness = None;
     let trace = cfg.trace;
+    // Deferred receipts (see below) where hops are not tracked and nothing is traced.
+    core.lazy = defer && !trace && !core.hops_on;
+    let mut key = (0, 0);
     while core.unfinished > 0 {
-        let Some((t, kind)) = core.pop() else {
+        let Some((t, seq, kind)) = core.pop() else {
             liveness = Some(format!(
                 "deadlock at t={:.3}: no event pending; {}",
                 core.now,
@@ -603,6 +817,15 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
         };
         core.now = t;
         events += 1;
+        key = (t.to_bits(), seq);
+        core.key = key;
+        let p = match kind {
+            Kind::Deliver { to, .. } => to,
+            Kind::Timer { p, .. } | Kind::Want { p } | Kind::Leave { p } => p,
+        };
+        if core.lazy {
+            events += core.absorb(p, &mut procs[p], key);
+        }
         if trace {
             match &kind {
                 Kind::Deliver { from, to, msg, .. } => {
@@ -642,6 +865,7 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
             Kind::Want { p } => {
                 let g = core.samplers[p].next();
                 core.phase[p] = Phase::Waiting(core.now, g);
+                core.waits.push_back((core.now, p));
                 core.waiting += 1;
                 core.tally.start_cycle(p);
                 core.new_source(p, p);
@@ -657,6 +881,7 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
                 if let Phase::Inside(g) = core.phase[p] {
                     if cfg.problem == Problem::LocalCs {
                         core.phase[p] = Phase::Leaving(core.now, g);
+                        core.waits.push_back((core.now, p));
                         core.waiting += 1;
                         core.tally.start_cycle(p);
                         core.new_source(p, p);
@@ -668,13 +893,32 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
                 });
             }
         }
-        core.flush();
-        if events & 0xFFF == 0 {
+        if core.lazy {
+            core.spill(p, &procs[p]);
+        }
+        core.flush(&mut procs);
+        events += std::mem::take(&mut core.absorbed);
+        // Deferred receipts are events too: they count, and the watchdog looks every 4096
+        // events. Until the next event here, only deferred receipts run and nobody starts
+        // or stops waiting; if no request can be overdue by then, no look in between
+        // finds one, so the exact count is not needed until one could. From then on (or
+        // when only deferred receipts remain), every receipt is an event again.
+        if core.lazy
+            && core
+                .peek_time()
+                .is_none_or(|h| core.may_be_overdue(h, cfg.watchdog))
+        {
+            events += core.go_eager(&mut procs, key);
+        }
+        if !core.lazy && events & 0xFFF == 0 {
             if let Some(msg) = overdue(&core, &procs, cfg.watchdog) {
                 liveness = Some(msg);
                 break;
             }
         }
+    }
+    if core.lazy {
+        events += core.due(key);
     }
     core.account_time();
     core.tally.finish();
@@ -835,6 +1079,89 @@ mod tests {
         let r = run(&cfg(Problem::Gme), |_, _| Broken { grant: true });
         assert!(r.safety_violations > 0);
         assert!(r.concurrency_max > 1);
+    }
+
+    /// TokenGME above the hop-tracking limit, where receipts are deferred.
+    fn token_gme_cfg(seed: u64, fifo: bool, delay: Dist, watchdog: f64) -> SimConfig {
+        let n = HOPS_MAX_N + 16;
+        let mut c = cfg(Problem::Gme);
+        c.algo = "token-gme".into();
+        c.setup = Setup {
+            n,
+            m: 5,
+            graph: Graph::complete(n),
+            l: vec![0; n],
+            k: vec![n; n],
+            initial_in: vec![false; n],
+            leader: 0,
+        };
+        c.requests = 12;
+        c.seed = seed;
+        c.fifo = fifo;
+        c.delay = delay;
+        c.mix = "hot:5:20,80".parse().unwrap();
+        c.watchdog = watchdog;
+        c
+    }
+
+    fn without_wall(r: &MpResult) -> serde_json::Value {
+        let mut v = serde_json::to_value(r).unwrap();
+        v["wall_seconds"] = 0.into();
+        v
+    }
+
+    #[test]
+    fn deferred_receipts_change_nothing() {
+        use crate::mp::algo::token_gme::{Selection, TokenGme};
+        let mut fired = 0;
+        for seed in 1..=3 {
+            for (fifo, delay) in [(true, Dist::Exp(10.0)), (false, Dist::Const(4.0))] {
+                // A generous watchdog, and one that fires mid-run (the count of events it
+                // looks at must include the deferred receipts).
+                for watchdog in [1e9, 150.0] {
+                    let c = token_gme_cfg(seed, fifo, delay, watchdog);
+                    let make = |p, s: &Setup| TokenGme::new(p, s, Selection::Priority);
+                    let eager = run_with(&c, make, false);
+                    let lazy = run_with(&c, make, true);
+                    assert_eq!(without_wall(&eager), without_wall(&lazy), "{c:?}");
+                    assert_eq!(eager.safety_violations, 0);
+                    fired += usize::from(eager.liveness_failure.is_some());
+                }
+            }
+        }
+        assert!(fired > 0, "no run exercised the watchdog");
+    }
+
+    /// Claims every receipt passive, but answers a REQUEST.
+    #[derive(Debug)]
+    struct Liar;
+
+    impl Algorithm for Liar {
+        type Msg = Ra1Msg;
+        fn on_request(&mut self, rt: &mut dyn Runtime<Ra1Msg>, _g: Group) {
+            for j in 0..rt.n() {
+                if j != rt.me() {
+                    rt.send(j, Ra1Msg::Request(1, 0));
+                }
+            }
+        }
+        fn on_exit(&mut self, rt: &mut dyn Runtime<Ra1Msg>) {
+            rt.exited();
+        }
+        fn on_message(&mut self, rt: &mut dyn Runtime<Ra1Msg>, f: Pid, _m: Ra1Msg) {
+            rt.send(f, Ra1Msg::Reply);
+        }
+        fn passive(&self, _msg: &Ra1Msg) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "Algorithm::passive is wrong")]
+    fn a_false_passive_claim_is_caught() {
+        let mut c = token_gme_cfg(1, true, Dist::Exp(1.0), 1e9);
+        c.problem = Problem::Mutex;
+        run(&c, |_, _| Liar);
     }
 
     #[test]
