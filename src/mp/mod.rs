@@ -76,6 +76,16 @@ pub trait Runtime<M: Message> {
     fn now(&self) -> f64;
     /// Sends `msg` to process `to` (which may be this process: a local message).
     fn send(&mut self, to: Pid, msg: M);
+    /// Sends `msg` to every other process, in increasing id order: the same as that many
+    /// [`Runtime::send`]s, which a runtime may do at once.
+    fn broadcast(&mut self, msg: M) {
+        let me = self.me();
+        for j in 0..self.n() {
+            if j != me {
+                self.send(j, msg.clone());
+            }
+        }
+    }
     /// Calls [`Algorithm::on_timer`] with `tag` after `after` time units.
     fn set_timer(&mut self, after: f64, tag: u64);
     /// Tells the application it may now enter its critical section.

@@ -158,10 +158,8 @@ struct Core<M> {
     /// Passive receipts are deferred (see [`run`]); per process, those not yet applied.
     lazy: bool,
     inbox: Vec<Vec<Lazy<M>>>,
-    /// The current event's (time, sequence number), and deferred receipts applied by
-    /// `flush` (counted as events by the loop).
-    key: (u64, u64),
-    absorbed: u64,
+    /// Inboxes that reached a power of two from 1024 on during the current event.
+    full: Vec<Pid>,
     /// (since, p) for every start of a wait, oldest first; entries whose process has since
     /// moved on are dropped when met.
     waits: VecDeque<(f64, Pid)>,
@@ -213,46 +211,13 @@ impl<M: super::Message> Core<M> {
         });
     }
 
-    /// Queues what the last handler scheduled as one bundle; when receipts are deferred,
-    /// a delivery its receiver takes passively goes to the receiver's inbox instead.
-    fn flush<A: Algorithm<Msg = M>>(&mut self, procs: &mut [A]) {
+    /// Queues what the last handler scheduled as one bundle.
+    fn flush(&mut self) {
         if self.outbox.is_empty() {
             return;
         }
         let mut items = self.spare.pop().unwrap_or_default();
-        if self.lazy {
-            let mut out = std::mem::take(&mut self.outbox);
-            for it in out.drain(..) {
-                match it.kind {
-                    Some(Kind::Deliver { from, to, msg, .. })
-                        if from != to && procs[to].passive(&msg) =>
-                    {
-                        self.inbox[to].push(Lazy {
-                            t: it.t,
-                            seq: it.seq,
-                            from: from as u32,
-                            msg,
-                        });
-                        // A process that stays idle (or is done) would gather every
-                        // broadcast: at each power of two from 1024 on, the receipts
-                        // delivered before the current event are applied.
-                        let len = self.inbox[to].len();
-                        if len >= 1024 && len.is_power_of_two() {
-                            let applied = self.absorb(to, &mut procs[to], self.key);
-                            self.absorbed += applied;
-                        }
-                    }
-                    kind => items.push(Item { kind, ..it }),
-                }
-            }
-            self.outbox = out;
-            if items.is_empty() {
-                self.spare.push(items);
-                return;
-            }
-        } else {
-            std::mem::swap(&mut items, &mut self.outbox);
-        }
+        std::mem::swap(&mut items, &mut self.outbox);
         if items.len() > 1 {
             items.sort_unstable_by_key(|i| (i.t, i.seq));
         }
@@ -368,7 +333,7 @@ impl<M: super::Message> Core<M> {
                 });
             }
         }
-        self.flush(procs);
+        self.flush();
         applied
     }
 
@@ -593,26 +558,22 @@ impl<M: super::Message> Core<M> {
     }
 }
 
-/// The runtime a process's handler sees.
-struct Ctx<'a, M> {
+/// The runtime a process's handler sees; `before` and `after` are the other processes (for
+/// [`Algorithm::passive`]).
+struct Ctx<'a, M, A> {
     core: &'a mut Core<M>,
     me: Pid,
+    before: &'a [A],
+    after: &'a [A],
 }
 
-impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
-    fn me(&self) -> Pid {
-        self.me
-    }
-    fn n(&self) -> usize {
-        self.core.n
-    }
-    fn now(&self) -> f64 {
-        self.core.now
-    }
-    fn send(&mut self, to: Pid, msg: M) {
+impl<M: super::Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
+    /// A message to `to`, counted already: its delay, and its delivery (deferred when the
+    /// receiver takes it passively).
+    #[inline]
+    fn schedule(&mut self, to: Pid, msg: M) {
         let c = &mut *self.core;
         let from = self.me;
-        c.tally.message(from, to, &msg);
         let d = if from == to {
             0.0
         } else {
@@ -624,6 +585,29 @@ impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
             t = t.max(*link);
             *link = t;
         }
+        if c.lazy && from != to {
+            let receiver = if to < from {
+                &self.before[to]
+            } else {
+                &self.after[to - from - 1]
+            };
+            if receiver.passive(&msg) {
+                c.seq += 1;
+                let inbox = &mut c.inbox[to];
+                inbox.push(Lazy {
+                    t: t.to_bits(),
+                    seq: c.seq,
+                    from: from as u32,
+                    msg,
+                });
+                // A process that stays idle (or is done) would gather every broadcast:
+                // its inbox is applied up to now at each power of two from 1024 on.
+                if inbox.len() >= 1024 && inbox.len().is_power_of_two() {
+                    c.full.push(to);
+                }
+                return;
+            }
+        }
         let hops = c.hops_of(from, to);
         c.push(
             t,
@@ -634,6 +618,31 @@ impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
                 hops,
             },
         );
+    }
+}
+
+impl<M: super::Message, A: Algorithm<Msg = M>> Runtime<M> for Ctx<'_, M, A> {
+    fn me(&self) -> Pid {
+        self.me
+    }
+    fn n(&self) -> usize {
+        self.core.n
+    }
+    fn now(&self) -> f64 {
+        self.core.now
+    }
+    fn send(&mut self, to: Pid, msg: M) {
+        self.core.tally.message(self.me, to, &msg);
+        self.schedule(to, msg);
+    }
+    fn broadcast(&mut self, msg: M) {
+        let (me, n) = (self.me, self.core.n);
+        self.core.tally.broadcast(me, n, &msg);
+        for to in 0..n {
+            if to != me {
+                self.schedule(to, msg.clone());
+            }
+        }
     }
     fn set_timer(&mut self, after: f64, tag: u64) {
         let t = self.core.now + after.max(0.0);
@@ -728,8 +737,7 @@ fn run_with<A: Algorithm>(
         spare: Vec::new(),
         lazy: false,
         inbox: (0..n).map(|_| Vec::new()).collect(),
-        key: (0, 0),
-        absorbed: 0,
+        full: Vec::new(),
         waits: VecDeque::new(),
         n,
         delay: cfg.delay,
@@ -799,7 +807,7 @@ fn run_with<A: Algorithm>(
             }
         }
     }
-    core.flush(&mut procs);
+    core.flush();
     let mut events = 0u64;
     let mut liveness = None;
     let trace = cfg.trace;
@@ -818,7 +826,6 @@ fn run_with<A: Algorithm>(
         core.now = t;
         events += 1;
         key = (t.to_bits(), seq);
-        core.key = key;
         let p = match kind {
             Kind::Deliver { to, .. } => to,
             Kind::Timer { p, .. } | Kind::Want { p } | Kind::Leave { p } => p,
@@ -836,48 +843,23 @@ fn run_with<A: Algorithm>(
                 Kind::Leave { p } => eprintln!("{t:.3} p{p} leaves"),
             }
         }
-        match kind {
-            Kind::Deliver {
-                from,
-                to,
-                msg,
-                hops,
-            } => {
+        match &kind {
+            Kind::Deliver { to, hops, .. } => {
                 if let Some(h) = hops {
-                    core.receive_hops(to, &h);
+                    core.receive_hops(*to, h);
                 }
-                procs[to].on_message(
-                    &mut Ctx {
-                        core: &mut core,
-                        me: to,
-                    },
-                    from,
-                    msg,
-                )
             }
-            Kind::Timer { p, tag } => procs[p].on_timer(
-                &mut Ctx {
-                    core: &mut core,
-                    me: p,
-                },
-                tag,
-            ),
+            Kind::Timer { .. } => {}
             Kind::Want { p } => {
-                let g = core.samplers[p].next();
-                core.phase[p] = Phase::Waiting(core.now, g);
+                let p = *p;
+                core.phase[p] = Phase::Waiting(core.now, core.samplers[p].next());
                 core.waits.push_back((core.now, p));
                 core.waiting += 1;
                 core.tally.start_cycle(p);
                 core.new_source(p, p);
-                procs[p].on_request(
-                    &mut Ctx {
-                        core: &mut core,
-                        me: p,
-                    },
-                    g,
-                );
             }
             Kind::Leave { p } => {
+                let p = *p;
                 if let Phase::Inside(g) = core.phase[p] {
                     if cfg.problem == Problem::LocalCs {
                         core.phase[p] = Phase::Leaving(core.now, g);
@@ -887,17 +869,36 @@ fn run_with<A: Algorithm>(
                         core.new_source(p, p);
                     }
                 }
-                procs[p].on_exit(&mut Ctx {
-                    core: &mut core,
-                    me: p,
-                });
             }
+        }
+        {
+            let (before, rest) = procs.split_at_mut(p);
+            let (proc_, after) = rest.split_first_mut().expect("a process of the run");
+            let rt = &mut Ctx {
+                core: &mut core,
+                me: p,
+                before,
+                after,
+            };
+            match kind {
+                Kind::Deliver { from, msg, .. } => proc_.on_message(rt, from, msg),
+                Kind::Timer { tag, .. } => proc_.on_timer(rt, tag),
+                Kind::Want { p } => {
+                    let Phase::Waiting(_, g) = rt.core.phase[p] else {
+                        unreachable!("just set")
+                    };
+                    proc_.on_request(rt, g);
+                }
+                Kind::Leave { .. } => proc_.on_exit(rt),
+            }
+        }
+        for q in std::mem::take(&mut core.full) {
+            events += core.absorb(q, &mut procs[q], key);
         }
         if core.lazy {
             core.spill(p, &procs[p]);
         }
-        core.flush(&mut procs);
-        events += std::mem::take(&mut core.absorbed);
+        core.flush();
         // Deferred receipts are events too: they count, and the watchdog looks every 4096
         // events. Until the next event here, only deferred receipts run and nobody starts
         // or stops waiting; if no request can be overdue by then, no look in between

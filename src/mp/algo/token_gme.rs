@@ -126,7 +126,8 @@ pub struct TokenGme {
     request: Vec<(u32, u32)>,
     session: u64,
     no_of_release: u64,
-    token: Option<Token>,
+    /// Boxed, as it arrives: the process's state stays small (a passive receipt reads it).
+    token: Option<Box<Token>>,
     /// Type of the outstanding request, if any.
     want: Option<Group>,
     inside: bool,
@@ -150,14 +151,16 @@ impl TokenGme {
             request: vec![(0, u32::MAX); s.n],
             session: 0,
             no_of_release: 0,
-            token: (me == 0).then(|| Token {
-                primary: true,
-                ty: BOTTOM,
-                session: 0,
-                fulfilled: vec![0; s.n],
-                old_no_of_tokens: 0,
-                no_of_tokens_issued: 0,
-                queue: VecDeque::new(),
+            token: (me == 0).then(|| {
+                Box::new(Token {
+                    primary: true,
+                    ty: BOTTOM,
+                    session: 0,
+                    fulfilled: vec![0; s.n],
+                    old_no_of_tokens: 0,
+                    no_of_tokens_issued: 0,
+                    queue: VecDeque::new(),
+                })
             }),
             want: None,
             inside: false,
@@ -220,11 +223,7 @@ impl TokenGme {
             if self.conflict {
                 let s = t.session;
                 self.token = None;
-                for j in 0..rt.n() {
-                    if j != self.me {
-                        rt.send(j, TgMsg::Release(s));
-                    }
-                }
+                rt.broadcast(TgMsg::Release(s));
                 // TG-8: the copy to oneself.
                 self.on_release(s);
             }
@@ -326,7 +325,7 @@ impl TokenGme {
             };
             rt.send(q.pid, TgMsg::Token(Box::new(sec)));
         }
-        rt.send(primary_to, TgMsg::Token(Box::new(t)));
+        rt.send(primary_to, TgMsg::Token(t));
     }
 
     /// A5 (TG-5).
@@ -391,11 +390,7 @@ impl Algorithm for TokenGme {
             return;
         }
         let num = self.req(self.me).0 + 1;
-        for j in 0..rt.n() {
-            if j != self.me {
-                rt.send(j, TgMsg::Request(num, group));
-            }
-        }
+        rt.broadcast(TgMsg::Request(num, group));
         // TG-8: the copy to oneself (TG-2 for a primary holder).
         self.on_request_msg(rt, self.me, num, group);
     }
@@ -424,7 +419,7 @@ impl Algorithm for TokenGme {
                 self.conflict = !primary
                     && (0..self.request.len())
                         .any(|k| self.req(k).0 > t.fulfilled[k] && self.req(k).1 != t.ty);
-                self.token = Some(*t);
+                self.token = Some(t);
                 if primary {
                     // TG-4.
                     for j in 0..self.request.len() {
