@@ -83,6 +83,9 @@ enum Phase {
 /// system). Epoch 0: not causally after any.
 type Hops = Option<Box<[(u32, u32)]>>;
 
+/// Bundles of at most this many events are copied into a small vector of their own.
+const SMALL_BUNDLE: usize = 4;
+
 /// Hops are tracked (O(n) per message) up to this many processes.
 pub const HOPS_MAX_N: usize = 64;
 
@@ -153,8 +156,10 @@ struct Core<M> {
     free: Vec<u32>,
     /// What the running handler schedules, bundled when it returns.
     outbox: Vec<Item<M>>,
-    /// Emptied bundle vectors, for reuse.
+    /// Emptied bundle vectors, for reuse: broadcast-sized, and small (a reply, say), kept
+    /// apart so that a one-message bundle does not hold a broadcast's allocation.
     spare: Vec<Vec<Item<M>>>,
+    spare_small: Vec<Vec<Item<M>>>,
     /// Passive receipts are deferred (see [`run`]); per process, those not yet applied.
     lazy: bool,
     inbox: Vec<Vec<Lazy<M>>>,
@@ -216,8 +221,19 @@ impl<M: super::Message> Core<M> {
         if self.outbox.is_empty() {
             return;
         }
-        let mut items = self.spare.pop().unwrap_or_default();
-        std::mem::swap(&mut items, &mut self.outbox);
+        let items = if self.outbox.len() <= SMALL_BUNDLE {
+            let mut items = self
+                .spare_small
+                .pop()
+                .unwrap_or_else(|| Vec::with_capacity(SMALL_BUNDLE));
+            items.append(&mut self.outbox);
+            items
+        } else {
+            let mut items = self.spare.pop().unwrap_or_default();
+            std::mem::swap(&mut items, &mut self.outbox);
+            items
+        };
+        let mut items = items;
         if items.len() > 1 {
             items.sort_unstable_by_key(|i| (i.t, i.seq));
         }
@@ -255,7 +271,11 @@ impl<M: super::Message> Core<M> {
             std::collections::binary_heap::PeekMut::pop(top);
             let mut items = std::mem::take(&mut self.slab[slot as usize].items);
             items.clear();
-            self.spare.push(items);
+            if items.capacity() <= SMALL_BUNDLE {
+                self.spare_small.push(items);
+            } else {
+                self.spare.push(items);
+            }
             self.free.push(slot);
         }
         Some((f64::from_bits(t), seq, kind))
@@ -735,6 +755,7 @@ fn run_with<A: Algorithm>(
         free: Vec::new(),
         outbox: Vec::new(),
         spare: Vec::new(),
+        spare_small: Vec::new(),
         lazy: false,
         inbox: (0..n).map(|_| Vec::new()).collect(),
         full: Vec::new(),
