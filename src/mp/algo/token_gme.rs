@@ -24,6 +24,9 @@
 //!   message), as the seed allows ("can be simulated by a local action").
 //! - **TG-9 (secondary release)**: a secondary holder releases when it is outside, not waiting to
 //!   use the token, and knows a pending request (its own included) of another type.
+//! - **TG-10 (passive receipts)**: a process holding no token takes REQUEST and RELEASE
+//!   passively ([`Algorithm::passive`]): the simulator may apply them late, in a batch, with
+//!   the same outcome. A simulation decision, not a rule of the algorithm.
 
 use std::collections::VecDeque;
 
