@@ -137,12 +137,62 @@ impl Tally {
         }
         self.messages += 1;
         self.ints += size;
-        match self.kinds.iter_mut().find(|k| k.0 == kind) {
+        // A kind's name is one static string, so comparing addresses first spares the
+        // byte comparison.
+        match self
+            .kinds
+            .iter_mut()
+            .find(|k| std::ptr::eq(k.0, kind) || k.0 == kind)
+        {
             Some(k) => {
                 k.1 += 1;
                 k.2 += size;
             }
             None => self.kinds.push((kind, 1, size)),
+        }
+    }
+
+    /// The same as [`Tally::message`] from `from` to every other of `n` processes.
+    pub fn broadcast<M: Message>(&mut self, from: Pid, n: usize, msg: &M) {
+        let others = n.saturating_sub(1) as u64;
+        if others == 0 {
+            return;
+        }
+        let kind = msg.kind();
+        let size = msg.size_ints() as u64;
+        let slot = match msg.charge() {
+            Charge::Receiver => {
+                for (to, c) in self.cur.iter_mut().enumerate() {
+                    if to != from {
+                        c.0 += 1;
+                    }
+                }
+                None
+            }
+            Charge::Sender => Some(&mut self.cur[from]),
+            Charge::SenderHeld => {
+                if self.entered[from] || self.prev[from].is_none() {
+                    Some(&mut self.cur[from])
+                } else {
+                    self.prev[from].as_mut()
+                }
+            }
+        };
+        if let Some(c) = slot {
+            c.0 += others;
+        }
+        self.messages += others;
+        self.ints += size * others;
+        match self
+            .kinds
+            .iter_mut()
+            .find(|k| std::ptr::eq(k.0, kind) || k.0 == kind)
+        {
+            Some(k) => {
+                k.1 += others;
+                k.2 += size * others;
+            }
+            None => self.kinds.push((kind, others, size * others)),
         }
     }
 
@@ -426,6 +476,31 @@ impl MpResult {
 mod tests {
     use super::*;
     use crate::mp::algo::ra1::Ra1Msg;
+
+    #[test]
+    fn a_broadcast_counts_as_its_messages() {
+        use crate::mp::algo::token_gme::TgMsg;
+        // Sender-, receiver- and held-charged kinds, with a previous request open.
+        let msgs = [TgMsg::Request(1, 0), TgMsg::Release(3)];
+        let (mut one, mut all) = (Tally::new(4), Tally::new(4));
+        for t in [&mut one, &mut all] {
+            t.start_cycle(2);
+            t.start_cycle(2);
+            t.message(0, 1, &Ra1Msg::Reply);
+        }
+        for m in &msgs {
+            for to in [0, 1, 3] {
+                one.message(2, to, m);
+                one.message(2, to, &Ra1Msg::Reply);
+            }
+            all.broadcast(2, 4, m);
+            all.broadcast(2, 4, &Ra1Msg::Reply);
+        }
+        one.finish();
+        all.finish();
+        assert_eq!(format!("{one:?}"), format!("{all:?}"));
+        assert_eq!(all.messages, 13);
+    }
 
     #[test]
     fn cycles_charge_sender_and_receiver() {

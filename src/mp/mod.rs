@@ -76,6 +76,16 @@ pub trait Runtime<M: Message> {
     fn now(&self) -> f64;
     /// Sends `msg` to process `to` (which may be this process: a local message).
     fn send(&mut self, to: Pid, msg: M);
+    /// Sends `msg` to every other process, in increasing id order: the same as that many
+    /// [`Runtime::send`]s, which a runtime may do at once.
+    fn broadcast(&mut self, msg: M) {
+        let me = self.me();
+        for j in 0..self.n() {
+            if j != me {
+                self.send(j, msg.clone());
+            }
+        }
+    }
     /// Calls [`Algorithm::on_timer`] with `tag` after `after` time units.
     fn set_timer(&mut self, after: f64, tag: u64);
     /// Tells the application it may now enter its critical section.
@@ -112,6 +122,17 @@ pub trait Algorithm: Send + std::fmt::Debug {
     /// Whether this process starts inside its critical section (seed 004's initial
     /// configuration; false for every other algorithm).
     fn starts_inside(&self) -> bool {
+        false
+    }
+    /// Whether receiving `msg` in this process's current state is *passive*: its handler
+    /// uses nothing of the runtime but `me`, `n` and `now` (no send, timer, entry, exit or
+    /// observation), its effect on this process's state commutes with every other passive
+    /// receipt's, and no passive receipt changes what this method answers for any message.
+    /// The simulator may then apply such a receipt late, just before the process's next
+    /// other event, with the same outcome (see `sim`). The default, false, delivers every
+    /// message as an event of its own; a wrong true is caught when its handler uses the
+    /// runtime.
+    fn passive(&self, _msg: &Self::Msg) -> bool {
         false
     }
 }

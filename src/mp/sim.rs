@@ -9,7 +9,7 @@
 //! the cost when handlers broadcast.
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 
 use super::algo::Setup;
@@ -50,6 +50,21 @@ pub struct SimConfig {
     pub trace: bool,
 }
 
+/// A passive receipt not yet applied (see [`Algorithm::passive`]): delivered at (t, seq).
+struct Lazy<M> {
+    t: u64,
+    seq: u64,
+    from: u32,
+    msg: M,
+}
+
+impl<M> Lazy<M> {
+    #[inline]
+    fn key(&self) -> (u64, u64) {
+        (self.t, self.seq)
+    }
+}
+
 /// Where a process's application is.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {
@@ -67,6 +82,9 @@ enum Phase {
 /// depth since that request), and last (sync epoch, depth since the exit that emptied the
 /// system). Epoch 0: not causally after any.
 type Hops = Option<Box<[(u32, u32)]>>;
+
+/// Bundles of at most this many events are copied into a small vector of their own.
+const SMALL_BUNDLE: usize = 4;
 
 /// Hops are tracked (O(n) per message) up to this many processes.
 pub const HOPS_MAX_N: usize = 64;
@@ -138,8 +156,18 @@ struct Core<M> {
     free: Vec<u32>,
     /// What the running handler schedules, bundled when it returns.
     outbox: Vec<Item<M>>,
-    /// Emptied bundle vectors, for reuse.
+    /// Emptied bundle vectors, for reuse: broadcast-sized, and small (a reply, say), kept
+    /// apart so that a one-message bundle does not hold a broadcast's allocation.
     spare: Vec<Vec<Item<M>>>,
+    spare_small: Vec<Vec<Item<M>>>,
+    /// Passive receipts are deferred (see [`run`]); per process, those not yet applied.
+    lazy: bool,
+    inbox: Vec<Vec<Lazy<M>>>,
+    /// Inboxes that reached a power of two from 1024 on during the current event.
+    full: Vec<Pid>,
+    /// (since, p) for every start of a wait, oldest first; entries whose process has since
+    /// moved on are dropped when met.
+    waits: VecDeque<(f64, Pid)>,
     n: usize,
     delay: Dist,
     fifo: bool,
@@ -178,7 +206,7 @@ struct Core<M> {
     epoch: Vec<u32>,
 }
 
-impl<M> Core<M> {
+impl<M: super::Message> Core<M> {
     fn push(&mut self, t: f64, kind: Kind<M>) {
         self.seq += 1;
         self.outbox.push(Item {
@@ -193,8 +221,19 @@ impl<M> Core<M> {
         if self.outbox.is_empty() {
             return;
         }
-        let mut items = self.spare.pop().unwrap_or_default();
-        std::mem::swap(&mut items, &mut self.outbox);
+        let items = if self.outbox.len() <= SMALL_BUNDLE {
+            let mut items = self
+                .spare_small
+                .pop()
+                .unwrap_or_else(|| Vec::with_capacity(SMALL_BUNDLE));
+            items.append(&mut self.outbox);
+            items
+        } else {
+            let mut items = self.spare.pop().unwrap_or_default();
+            std::mem::swap(&mut items, &mut self.outbox);
+            items
+        };
+        let mut items = items;
         if items.len() > 1 {
             items.sort_unstable_by_key(|i| (i.t, i.seq));
         }
@@ -217,12 +256,12 @@ impl<M> Core<M> {
         self.queue.push(Ev { slot, ..head });
     }
 
-    /// The earliest event: its time and payload.
-    fn pop(&mut self) -> Option<(f64, Kind<M>)> {
+    /// The earliest event: its time, sequence number and payload.
+    fn pop(&mut self) -> Option<(f64, u64, Kind<M>)> {
         let mut top = self.queue.peek_mut()?;
         let b = &mut self.slab[top.slot as usize];
         let item = &mut b.items[b.next];
-        let (t, kind) = (item.t, item.kind.take().expect("queued event"));
+        let (t, seq, kind) = (item.t, item.seq, item.kind.take().expect("queued event"));
         b.next += 1;
         if let Some(n) = b.items.get(b.next) {
             top.t = n.t;
@@ -232,10 +271,114 @@ impl<M> Core<M> {
             std::collections::binary_heap::PeekMut::pop(top);
             let mut items = std::mem::take(&mut self.slab[slot as usize].items);
             items.clear();
-            self.spare.push(items);
+            if items.capacity() <= SMALL_BUNDLE {
+                self.spare_small.push(items);
+            } else {
+                self.spare.push(items);
+            }
             self.free.push(slot);
         }
-        Some((f64::from_bits(t), kind))
+        Some((f64::from_bits(t), seq, kind))
+    }
+
+    /// The time of the earliest event.
+    fn peek_time(&self) -> Option<f64> {
+        self.queue.peek().map(|e| f64::from_bits(e.t))
+    }
+
+    /// Applies `p`'s deferred receipts delivered before `key` (in any order: passive
+    /// receipts commute); returns how many.
+    fn absorb<A: Algorithm<Msg = M>>(&mut self, p: Pid, proc_: &mut A, key: (u64, u64)) -> u64 {
+        let inbox = &mut self.inbox[p];
+        let mut applied = 0;
+        let mut i = 0;
+        while i < inbox.len() {
+            if inbox[i].key() < key {
+                let l = inbox.swap_remove(i);
+                let mut rt = Quiet {
+                    me: p,
+                    n: self.n,
+                    now: f64::from_bits(l.t),
+                };
+                proc_.on_message(&mut rt, l.from as Pid, l.msg);
+                applied += 1;
+            } else {
+                i += 1;
+            }
+        }
+        applied
+    }
+
+    /// After an event of `p`: the deferred receipts `p` no longer takes passively become
+    /// events, at their own (time, sequence number).
+    fn spill<A: Algorithm<Msg = M>>(&mut self, p: Pid, proc_: &A) {
+        let inbox = &mut self.inbox[p];
+        let mut i = 0;
+        while i < inbox.len() {
+            if proc_.passive(&inbox[i].msg) {
+                i += 1;
+            } else {
+                let l = inbox.swap_remove(i);
+                self.outbox.push(Item {
+                    t: l.t,
+                    seq: l.seq,
+                    kind: Some(Kind::Deliver {
+                        from: l.from as Pid,
+                        to: p,
+                        msg: l.msg,
+                        hops: None,
+                    }),
+                });
+            }
+        }
+    }
+
+    /// Stops deferring after the event `key`: the receipts delivered before it are applied
+    /// (returns how many), the later ones become events.
+    fn go_eager<A: Algorithm<Msg = M>>(&mut self, procs: &mut [A], key: (u64, u64)) -> u64 {
+        self.lazy = false;
+        let mut applied = 0;
+        for (p, proc_) in procs.iter_mut().enumerate() {
+            applied += self.absorb(p, proc_, key);
+            for l in std::mem::take(&mut self.inbox[p]) {
+                self.outbox.push(Item {
+                    t: l.t,
+                    seq: l.seq,
+                    kind: Some(Kind::Deliver {
+                        from: l.from as Pid,
+                        to: p,
+                        msg: l.msg,
+                        hops: None,
+                    }),
+                });
+            }
+        }
+        self.flush();
+        applied
+    }
+
+    /// Deferred receipts delivered before `key`, not yet applied.
+    fn due(&self, key: (u64, u64)) -> u64 {
+        self.inbox
+            .iter()
+            .map(|b| b.iter().filter(|l| l.key() < key).count() as u64)
+            .sum()
+    }
+
+    /// Whether a watchdog check at time `t`, with the processes where they are now, could
+    /// report a request overdue: exactly when the oldest wait is (`overdue`'s test).
+    fn may_be_overdue(&mut self, t: f64, bound: f64) -> bool {
+        while let Some(&(since, p)) = self.waits.front() {
+            match self.phase[p] {
+                Phase::Waiting(s, _) | Phase::Leaving(s, _) if s == since => {
+                    return t - since > bound
+                }
+                _ => {
+                    self.waits.pop_front();
+                }
+            }
+        }
+        false
     }
 
     fn violation(&mut self, what: String) {
@@ -435,26 +578,22 @@ impl<M> Core<M> {
     }
 }
 
-/// The runtime a process's handler sees.
-struct Ctx<'a, M> {
+/// The runtime a process's handler sees; `before` and `after` are the other processes (for
+/// [`Algorithm::passive`]).
+struct Ctx<'a, M, A> {
     core: &'a mut Core<M>,
     me: Pid,
+    before: &'a [A],
+    after: &'a [A],
 }
 
-impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
-    fn me(&self) -> Pid {
-        self.me
-    }
-    fn n(&self) -> usize {
-        self.core.n
-    }
-    fn now(&self) -> f64 {
-        self.core.now
-    }
-    fn send(&mut self, to: Pid, msg: M) {
+impl<M: super::Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
+    /// A message to `to`, counted already: its delay, and its delivery (deferred when the
+    /// receiver takes it passively).
+    #[inline]
+    fn schedule(&mut self, to: Pid, msg: M) {
         let c = &mut *self.core;
         let from = self.me;
-        c.tally.message(from, to, &msg);
         let d = if from == to {
             0.0
         } else {
@@ -466,6 +605,29 @@ impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
             t = t.max(*link);
             *link = t;
         }
+        if c.lazy && from != to {
+            let receiver = if to < from {
+                &self.before[to]
+            } else {
+                &self.after[to - from - 1]
+            };
+            if receiver.passive(&msg) {
+                c.seq += 1;
+                let inbox = &mut c.inbox[to];
+                inbox.push(Lazy {
+                    t: t.to_bits(),
+                    seq: c.seq,
+                    from: from as u32,
+                    msg,
+                });
+                // A process that stays idle (or is done) would gather every broadcast:
+                // its inbox is applied up to now at each power of two from 1024 on.
+                if inbox.len() >= 1024 && inbox.len().is_power_of_two() {
+                    c.full.push(to);
+                }
+                return;
+            }
+        }
         let hops = c.hops_of(from, to);
         c.push(
             t,
@@ -476,6 +638,31 @@ impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
                 hops,
             },
         );
+    }
+}
+
+impl<M: super::Message, A: Algorithm<Msg = M>> Runtime<M> for Ctx<'_, M, A> {
+    fn me(&self) -> Pid {
+        self.me
+    }
+    fn n(&self) -> usize {
+        self.core.n
+    }
+    fn now(&self) -> f64 {
+        self.core.now
+    }
+    fn send(&mut self, to: Pid, msg: M) {
+        self.core.tally.message(self.me, to, &msg);
+        self.schedule(to, msg);
+    }
+    fn broadcast(&mut self, msg: M) {
+        let (me, n) = (self.me, self.core.n);
+        self.core.tally.broadcast(me, n, &msg);
+        for to in 0..n {
+            if to != me {
+                self.schedule(to, msg.clone());
+            }
+        }
     }
     fn set_timer(&mut self, after: f64, tag: u64) {
         let t = self.core.now + after.max(0.0);
@@ -495,8 +682,56 @@ impl<M: super::Message> Runtime<M> for Ctx<'_, M> {
     }
 }
 
+/// The runtime of a passive receipt applied late: it knows who and when, and does nothing.
+struct Quiet {
+    me: Pid,
+    n: usize,
+    now: f64,
+}
+
+#[cold]
+fn not_passive() -> ! {
+    panic!("a receipt declared passive used the runtime: Algorithm::passive is wrong")
+}
+
+impl<M: super::Message> Runtime<M> for Quiet {
+    fn me(&self) -> Pid {
+        self.me
+    }
+    fn n(&self) -> usize {
+        self.n
+    }
+    fn now(&self) -> f64 {
+        self.now
+    }
+    fn send(&mut self, _to: Pid, _msg: M) {
+        not_passive()
+    }
+    fn set_timer(&mut self, _after: f64, _tag: u64) {
+        not_passive()
+    }
+    fn enter(&mut self) {
+        not_passive()
+    }
+    fn exited(&mut self) {
+        not_passive()
+    }
+    fn observe(&mut self, _obs: Observation) {
+        not_passive()
+    }
+}
+
 /// Runs one simulation of the algorithm built by `make` for every process.
 pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> MpResult {
+    run_with(cfg, make, true)
+}
+
+/// [`run`], deferring passive receipts where it may (`defer`) or never.
+fn run_with<A: Algorithm>(
+    cfg: &SimConfig,
+    make: impl Fn(Pid, &Setup) -> A,
+    defer: bool,
+) -> MpResult {
     let wall = Instant::now();
     let s = &cfg.setup;
     let n = s.n;
@@ -520,6 +755,11 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
         free: Vec::new(),
         outbox: Vec::new(),
         spare: Vec::new(),
+        spare_small: Vec::new(),
+        lazy: false,
+        inbox: (0..n).map(|_| Vec::new()).collect(),
+        full: Vec::new(),
+        waits: VecDeque::new(),
         n,
         delay: cfg.delay,
         fifo: cfg.fifo,
@@ -592,8 +832,11 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
     let mut events = 0u64;
     let mut liveness = None;
     let trace = cfg.trace;
+    // Deferred receipts (see below) where hops are not tracked and nothing is traced.
+    core.lazy = defer && !trace && !core.hops_on;
+    let mut key = (0, 0);
     while core.unfinished > 0 {
-        let Some((t, kind)) = core.pop() else {
+        let Some((t, seq, kind)) = core.pop() else {
             liveness = Some(format!(
                 "deadlock at t={:.3}: no event pending; {}",
                 core.now,
@@ -603,6 +846,14 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
         };
         core.now = t;
         events += 1;
+        key = (t.to_bits(), seq);
+        let p = match kind {
+            Kind::Deliver { to, .. } => to,
+            Kind::Timer { p, .. } | Kind::Want { p } | Kind::Leave { p } => p,
+        };
+        if core.lazy {
+            events += core.absorb(p, &mut procs[p], key);
+        }
         if trace {
             match &kind {
                 Kind::Deliver { from, to, msg, .. } => {
@@ -613,68 +864,83 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
                 Kind::Leave { p } => eprintln!("{t:.3} p{p} leaves"),
             }
         }
-        match kind {
-            Kind::Deliver {
-                from,
-                to,
-                msg,
-                hops,
-            } => {
+        match &kind {
+            Kind::Deliver { to, hops, .. } => {
                 if let Some(h) = hops {
-                    core.receive_hops(to, &h);
+                    core.receive_hops(*to, h);
                 }
-                procs[to].on_message(
-                    &mut Ctx {
-                        core: &mut core,
-                        me: to,
-                    },
-                    from,
-                    msg,
-                )
             }
-            Kind::Timer { p, tag } => procs[p].on_timer(
-                &mut Ctx {
-                    core: &mut core,
-                    me: p,
-                },
-                tag,
-            ),
+            Kind::Timer { .. } => {}
             Kind::Want { p } => {
-                let g = core.samplers[p].next();
-                core.phase[p] = Phase::Waiting(core.now, g);
+                let p = *p;
+                core.phase[p] = Phase::Waiting(core.now, core.samplers[p].next());
+                core.waits.push_back((core.now, p));
                 core.waiting += 1;
                 core.tally.start_cycle(p);
                 core.new_source(p, p);
-                procs[p].on_request(
-                    &mut Ctx {
-                        core: &mut core,
-                        me: p,
-                    },
-                    g,
-                );
             }
             Kind::Leave { p } => {
+                let p = *p;
                 if let Phase::Inside(g) = core.phase[p] {
                     if cfg.problem == Problem::LocalCs {
                         core.phase[p] = Phase::Leaving(core.now, g);
+                        core.waits.push_back((core.now, p));
                         core.waiting += 1;
                         core.tally.start_cycle(p);
                         core.new_source(p, p);
                     }
                 }
-                procs[p].on_exit(&mut Ctx {
-                    core: &mut core,
-                    me: p,
-                });
             }
         }
+        {
+            let (before, rest) = procs.split_at_mut(p);
+            let (proc_, after) = rest.split_first_mut().expect("a process of the run");
+            let rt = &mut Ctx {
+                core: &mut core,
+                me: p,
+                before,
+                after,
+            };
+            match kind {
+                Kind::Deliver { from, msg, .. } => proc_.on_message(rt, from, msg),
+                Kind::Timer { tag, .. } => proc_.on_timer(rt, tag),
+                Kind::Want { p } => {
+                    let Phase::Waiting(_, g) = rt.core.phase[p] else {
+                        unreachable!("just set")
+                    };
+                    proc_.on_request(rt, g);
+                }
+                Kind::Leave { .. } => proc_.on_exit(rt),
+            }
+        }
+        for q in std::mem::take(&mut core.full) {
+            events += core.absorb(q, &mut procs[q], key);
+        }
+        if core.lazy {
+            core.spill(p, &procs[p]);
+        }
         core.flush();
-        if events & 0xFFF == 0 {
+        // Deferred receipts are events too: they count, and the watchdog looks every 4096
+        // events. Until the next event here, only deferred receipts run and nobody starts
+        // or stops waiting; if no request can be overdue by then, no look in between
+        // finds one, so the exact count is not needed until one could. From then on (or
+        // when only deferred receipts remain), every receipt is an event again.
+        if core.lazy
+            && core
+                .peek_time()
+                .is_none_or(|h| core.may_be_overdue(h, cfg.watchdog))
+        {
+            events += core.go_eager(&mut procs, key);
+        }
+        if !core.lazy && events & 0xFFF == 0 {
             if let Some(msg) = overdue(&core, &procs, cfg.watchdog) {
                 liveness = Some(msg);
                 break;
             }
         }
+    }
+    if core.lazy {
+        events += core.due(key);
     }
     core.account_time();
     core.tally.finish();
@@ -835,6 +1101,89 @@ mod tests {
         let r = run(&cfg(Problem::Gme), |_, _| Broken { grant: true });
         assert!(r.safety_violations > 0);
         assert!(r.concurrency_max > 1);
+    }
+
+    /// TokenGME above the hop-tracking limit, where receipts are deferred.
+    fn token_gme_cfg(seed: u64, fifo: bool, delay: Dist, watchdog: f64) -> SimConfig {
+        let n = HOPS_MAX_N + 16;
+        let mut c = cfg(Problem::Gme);
+        c.algo = "token-gme".into();
+        c.setup = Setup {
+            n,
+            m: 5,
+            graph: Graph::complete(n),
+            l: vec![0; n],
+            k: vec![n; n],
+            initial_in: vec![false; n],
+            leader: 0,
+        };
+        c.requests = 12;
+        c.seed = seed;
+        c.fifo = fifo;
+        c.delay = delay;
+        c.mix = "hot:5:20,80".parse().unwrap();
+        c.watchdog = watchdog;
+        c
+    }
+
+    fn without_wall(r: &MpResult) -> serde_json::Value {
+        let mut v = serde_json::to_value(r).unwrap();
+        v["wall_seconds"] = 0.into();
+        v
+    }
+
+    #[test]
+    fn deferred_receipts_change_nothing() {
+        use crate::mp::algo::token_gme::{Selection, TokenGme};
+        let mut fired = 0;
+        for seed in 1..=3 {
+            for (fifo, delay) in [(true, Dist::Exp(10.0)), (false, Dist::Const(4.0))] {
+                // A generous watchdog, and one that fires mid-run (the count of events it
+                // looks at must include the deferred receipts).
+                for watchdog in [1e9, 150.0] {
+                    let c = token_gme_cfg(seed, fifo, delay, watchdog);
+                    let make = |p, s: &Setup| TokenGme::new(p, s, Selection::Priority);
+                    let eager = run_with(&c, make, false);
+                    let lazy = run_with(&c, make, true);
+                    assert_eq!(without_wall(&eager), without_wall(&lazy), "{c:?}");
+                    assert_eq!(eager.safety_violations, 0);
+                    fired += usize::from(eager.liveness_failure.is_some());
+                }
+            }
+        }
+        assert!(fired > 0, "no run exercised the watchdog");
+    }
+
+    /// Claims every receipt passive, but answers a REQUEST.
+    #[derive(Debug)]
+    struct Liar;
+
+    impl Algorithm for Liar {
+        type Msg = Ra1Msg;
+        fn on_request(&mut self, rt: &mut dyn Runtime<Ra1Msg>, _g: Group) {
+            for j in 0..rt.n() {
+                if j != rt.me() {
+                    rt.send(j, Ra1Msg::Request(1, 0));
+                }
+            }
+        }
+        fn on_exit(&mut self, rt: &mut dyn Runtime<Ra1Msg>) {
+            rt.exited();
+        }
+        fn on_message(&mut self, rt: &mut dyn Runtime<Ra1Msg>, f: Pid, _m: Ra1Msg) {
+            rt.send(f, Ra1Msg::Reply);
+        }
+        fn passive(&self, _msg: &Ra1Msg) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "Algorithm::passive is wrong")]
+    fn a_false_passive_claim_is_caught() {
+        let mut c = token_gme_cfg(1, true, Dist::Exp(1.0), 1e9);
+        c.problem = Problem::Mutex;
+        run(&c, |_, _| Liar);
     }
 
     #[test]

@@ -208,11 +208,7 @@ impl Algorithm for Ra2 {
             self.enter_as_leader(rt);
             return;
         }
-        for j in 0..rt.n() {
-            if j != self.me {
-                rt.send(j, Ra2Msg::Request(self.clock, group, self.seq));
-            }
-        }
+        rt.broadcast(Ra2Msg::Request(self.clock, group, self.seq));
     }
 
     fn on_exit(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {

@@ -24,6 +24,9 @@
 //!   message), as the seed allows ("can be simulated by a local action").
 //! - **TG-9 (secondary release)**: a secondary holder releases when it is outside, not waiting to
 //!   use the token, and knows a pending request (its own included) of another type.
+//! - **TG-10 (passive receipts)**: a process holding no token takes REQUEST and RELEASE
+//!   passively ([`Algorithm::passive`]): the simulator may apply them late, in a batch, with
+//!   the same outcome. A simulation decision, not a rule of the algorithm.
 
 use std::collections::VecDeque;
 
@@ -126,7 +129,8 @@ pub struct TokenGme {
     request: Vec<(u32, u32)>,
     session: u64,
     no_of_release: u64,
-    token: Option<Token>,
+    /// Boxed, as it arrives: the process's state stays small (a passive receipt reads it).
+    token: Option<Box<Token>>,
     /// Type of the outstanding request, if any.
     want: Option<Group>,
     inside: bool,
@@ -150,14 +154,16 @@ impl TokenGme {
             request: vec![(0, u32::MAX); s.n],
             session: 0,
             no_of_release: 0,
-            token: (me == 0).then(|| Token {
-                primary: true,
-                ty: BOTTOM,
-                session: 0,
-                fulfilled: vec![0; s.n],
-                old_no_of_tokens: 0,
-                no_of_tokens_issued: 0,
-                queue: VecDeque::new(),
+            token: (me == 0).then(|| {
+                Box::new(Token {
+                    primary: true,
+                    ty: BOTTOM,
+                    session: 0,
+                    fulfilled: vec![0; s.n],
+                    old_no_of_tokens: 0,
+                    no_of_tokens_issued: 0,
+                    queue: VecDeque::new(),
+                })
             }),
             want: None,
             inside: false,
@@ -220,11 +226,7 @@ impl TokenGme {
             if self.conflict {
                 let s = t.session;
                 self.token = None;
-                for j in 0..rt.n() {
-                    if j != self.me {
-                        rt.send(j, TgMsg::Release(s));
-                    }
-                }
+                rt.broadcast(TgMsg::Release(s));
                 // TG-8: the copy to oneself.
                 self.on_release(s);
             }
@@ -326,7 +328,7 @@ impl TokenGme {
             };
             rt.send(q.pid, TgMsg::Token(Box::new(sec)));
         }
-        rt.send(primary_to, TgMsg::Token(Box::new(t)));
+        rt.send(primary_to, TgMsg::Token(t));
     }
 
     /// A5 (TG-5).
@@ -373,6 +375,16 @@ impl TokenGme {
 impl Algorithm for TokenGme {
     type Msg = TgMsg;
 
+    /// **TG-10 (passive receipts)**: a process holding no token takes REQUEST and RELEASE
+    /// passively. Without a token, A2 only raises request_i[j] to the higher request number
+    /// (a maximum: order-free), A5 only keeps the highest session with its count of releases
+    /// (order-free too: the count of the highest session seen, or of the current one
+    /// added to), and `progress` returns at once; neither gives or takes a token, which is
+    /// all this answer depends on.
+    fn passive(&self, msg: &TgMsg) -> bool {
+        self.token.is_none() && matches!(msg, TgMsg::Request(..) | TgMsg::Release(_))
+    }
+
     /// A1.
     fn on_request(&mut self, rt: &mut dyn Runtime<TgMsg>, group: Group) {
         self.want = Some(group);
@@ -381,11 +393,7 @@ impl Algorithm for TokenGme {
             return;
         }
         let num = self.req(self.me).0 + 1;
-        for j in 0..rt.n() {
-            if j != self.me {
-                rt.send(j, TgMsg::Request(num, group));
-            }
-        }
+        rt.broadcast(TgMsg::Request(num, group));
         // TG-8: the copy to oneself (TG-2 for a primary holder).
         self.on_request_msg(rt, self.me, num, group);
     }
@@ -414,7 +422,7 @@ impl Algorithm for TokenGme {
                 self.conflict = !primary
                     && (0..self.request.len())
                         .any(|k| self.req(k).0 > t.fulfilled[k] && self.req(k).1 != t.ty);
-                self.token = Some(*t);
+                self.token = Some(t);
                 if primary {
                     // TG-4.
                     for j in 0..self.request.len() {
