@@ -947,7 +947,7 @@ pub fn run_with(
         err,
         "lockbench: latency from 1 passage in {latency_sample}{} at random; harness adds {overhead:.1} ns per passage{}",
         if timing_cost_ns.is_some() {
-            " or fewer (timing at most 1% of a thread's passage time)"
+            " or fewer (timing about 1% of a thread's passage time at most)"
         } else {
             ""
         },

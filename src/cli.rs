@@ -123,7 +123,7 @@ pub enum OracleArg {
     /// The sampled self-check for mutual exclusion (and k = 1), the counting oracle for GME
     /// and k-exclusion.
     Auto,
-    /// The self-check on sampled passages (the timed ones and about one other in 128), and one
+    /// The self-check on sampled passages (the timed ones and about one other in 256), and one
     /// plain load of its owner word on every other: sees a passage entering while a sampled one
     /// is inside, for almost nothing per passage. Mutual exclusion and k = 1 (GME: self-check).
     Sampled,

@@ -96,7 +96,7 @@ impl OracleKind {
 /// still sits in its store buffer when the owner reads back and whose own read saw the owner's
 /// update. Sampled, it also misses every overlap of two unsampled passages, and one where the
 /// unsampled passage entered first: it sees an overlap when a passage enters while a sampled
-/// one (every timed passage, and about one other in 128) is inside. A lock that
+/// one (every timed passage, and about one other in 256) is inside. A lock that
 /// admits everyone is still caught within milliseconds (see the tests), but a rare overlap
 /// may go unseen; `--oracle self-check` or `counting` checks every passage.
 #[derive(Debug)]

@@ -233,7 +233,7 @@ pub struct RunResult {
     /// `latency_sample_adaptive`, at least this many.
     pub latency_sample: u64,
     /// The rate was the default: each thread timed fewer passages where timing would have cost
-    /// more than 1% of its passage time (the `samples` of each figure say how many).
+    /// more than about 1% of its passage time (the `samples` of each figure say how many).
     pub latency_sample_adaptive: bool,
     /// Clock resolution: nanoseconds per tick.
     pub ns_per_tick: f64,
