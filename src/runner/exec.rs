@@ -775,8 +775,8 @@ impl Checker for SelfChecking {
 }
 
 /// The sampled self-check ([`OracleKind::Sampled`]): the whole check on the passages the loop
-/// runs out of line (the timed ones and the ones that close a timed passage), a [`Peek`] on
-/// every other.
+/// runs out of line (the timed ones, the ones that close a timed passage, and about one in
+/// [`CHECK_GAP_MEAN`] others), a [`Peek`] on every other.
 struct Sampled;
 
 impl Checker for Sampled {
