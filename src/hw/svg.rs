@@ -2,6 +2,8 @@
 
 use std::fmt::Write as _;
 
+use crate::report::plots::nice_step;
+
 /// One point.
 #[derive(Clone, Debug)]
 pub struct Point {
@@ -51,26 +53,6 @@ fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A "nice" tick step for a range (1, 2 or 5 times a power of ten), about five ticks.
-fn tick_step(span: f64) -> f64 {
-    if span <= 0.0 || !span.is_finite() {
-        return 1.0;
-    }
-    let raw = span / 5.0;
-    let mag = 10f64.powf(raw.log10().floor());
-    let norm = raw / mag;
-    let nice = if norm < 1.5 {
-        1.0
-    } else if norm < 3.5 {
-        2.0
-    } else if norm < 7.5 {
-        5.0
-    } else {
-        10.0
-    };
-    nice * mag
-}
-
 /// Axis range from 0 (or the data's minimum when negative) to a tick past the maximum.
 fn axis(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
     let (mut lo, mut hi) = (0.0f64, f64::MIN);
@@ -81,7 +63,7 @@ fn axis(values: impl Iterator<Item = f64>) -> (f64, f64, f64) {
     if hi <= lo {
         hi = lo + 1.0;
     }
-    let step = tick_step(hi - lo);
+    let step = nice_step(hi - lo, 5.0);
     ((lo / step).floor() * step, (hi / step).ceil() * step, step)
 }
 
@@ -233,9 +215,9 @@ mod tests {
 
     #[test]
     fn ticks_are_round() {
-        assert_eq!(tick_step(10.0), 2.0);
-        assert_eq!(tick_step(1000.0), 200.0);
-        assert_eq!(tick_step(0.3), 0.05);
+        assert_eq!(nice_step(10.0, 5.0), 2.0);
+        assert_eq!(nice_step(1000.0, 5.0), 200.0);
+        assert_eq!(nice_step(0.3, 5.0), 0.05);
         assert_eq!(axis([3.0, 47.0].into_iter()), (0.0, 50.0, 10.0));
         assert_eq!(fmt_tick(0.25, 0.05), "0.25");
     }

@@ -3,6 +3,7 @@
 //! margin of its own, so the legend never covers data; lines are told apart by colour, marker
 //! and, for baselines, a dashed line with hollow markers, which stays readable with 15 locks.
 
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -143,7 +144,7 @@ impl Scale {
 }
 
 /// A "nice" step (1, 2 or 5 times a power of ten) giving about `n` ticks over `span`.
-fn nice_step(span: f64, n: f64) -> f64 {
+pub(crate) fn nice_step(span: f64, n: f64) -> f64 {
     if span <= 0.0 || !span.is_finite() {
         return 1.0;
     }
@@ -289,6 +290,42 @@ fn marker<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Where a grid line's label sits: below its start (x ticks) or left of it (y ticks, rows).
+#[derive(Clone, Copy)]
+enum Side {
+    Below,
+    Left,
+}
+
+/// A chart of `f64` against `f64` drawn as SVG.
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// One grid line from `from` to `to` (plot coordinates), labelled `text` beside `from` on
+/// `side`.
+fn grid_line(
+    chart: &mut Chart,
+    root: &DrawingArea<SVGBackend, Shift>,
+    from: (f64, f64),
+    to: (f64, f64),
+    text: String,
+    side: Side,
+) -> anyhow::Result<()> {
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![from, to],
+            GRID.stroke_width(1),
+        )))
+        .map_err(err)?;
+    let (px, py) = chart.backend_coord(&from);
+    let (at, pos) = match side {
+        Side::Below => ((px, py + 8), Pos::new(HPos::Center, VPos::Top)),
+        Side::Left => ((px - 8, py), Pos::new(HPos::Right, VPos::Center)),
+    };
+    let font = (FONT, 13).into_font().color(&BLACK).pos(pos);
+    root.draw(&Text::new(text, at, font)).map_err(err)?;
+    Ok(())
+}
+
 /// The legend in its margin: one entry per series, with line style and marker.
 fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -384,48 +421,19 @@ pub fn line_chart(c: &LineChart) -> anyhow::Result<String> {
             .draw()
             .map_err(err)?;
         // Grid and tick labels at our own ticks.
-        let label = (FONT, 13).into_font();
         for &t in &xticks {
             if t < x0 - 1e-9 || t > x1 + 1e-9 {
                 continue;
             }
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(t, y0), (t, y1)],
-                    GRID.stroke_width(1),
-                )))
-                .map_err(err)?;
-            let (px, py) = chart.backend_coord(&(t, y0));
-            root.draw(&Text::new(
-                (c.x.fmt)(sx.from(t)),
-                (px, py + 8),
-                label
-                    .clone()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Center, VPos::Top)),
-            ))
-            .map_err(err)?;
+            let text = (c.x.fmt)(sx.from(t));
+            grid_line(&mut chart, &root, (t, y0), (t, y1), text, Side::Below)?;
         }
         for &t in &yticks {
             if t < y0 - 1e-9 || t > y1 + 1e-9 {
                 continue;
             }
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(x0, t), (x1, t)],
-                    GRID.stroke_width(1),
-                )))
-                .map_err(err)?;
-            let (px, py) = chart.backend_coord(&(x0, t));
-            root.draw(&Text::new(
-                (c.y.fmt)(sy.from(t)),
-                (px - 8, py),
-                label
-                    .clone()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Right, VPos::Center)),
-            ))
-            .map_err(err)?;
+            let text = (c.y.fmt)(sy.from(t));
+            grid_line(&mut chart, &root, (x0, t), (x1, t), text, Side::Left)?;
         }
         if let Some((r, text)) = &c.reference {
             let ry = sy.to(*r);
@@ -548,24 +556,15 @@ pub fn dot_rows(
             .axis_desc_style((FONT, 15))
             .draw()
             .map_err(err)?;
-        let label = (FONT, 13).into_font();
         for &t in &xticks {
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(t, -0.5), (t, n - 0.5)],
-                    GRID.stroke_width(1),
-                )))
-                .map_err(err)?;
-            let (px, py) = chart.backend_coord(&(t, -0.5));
-            root.draw(&Text::new(
+            grid_line(
+                &mut chart,
+                &root,
+                (t, -0.5),
+                (t, n - 0.5),
                 (x.fmt)(t),
-                (px, py + 8),
-                label
-                    .clone()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Center, VPos::Top)),
-            ))
-            .map_err(err)?;
+                Side::Below,
+            )?;
         }
         chart
             .draw_series(std::iter::once(PathElement::new(
@@ -577,22 +576,14 @@ pub fn dot_rows(
             // First row on top.
             let y = n - 1.0 - i as f64;
             let (color, shape) = style_of(r.style);
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(x0, y), (x1, y)],
-                    GRID.stroke_width(1),
-                )))
-                .map_err(err)?;
-            let (px, py) = chart.backend_coord(&(x0, y));
-            root.draw(&Text::new(
+            grid_line(
+                &mut chart,
+                &root,
+                (x0, y),
+                (x1, y),
                 r.label.clone(),
-                (px - 8, py),
-                label
-                    .clone()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Right, VPos::Center)),
-            ))
-            .map_err(err)?;
+                Side::Left,
+            )?;
             for &v in &r.values {
                 marker(
                     &root,
