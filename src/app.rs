@@ -647,6 +647,13 @@ fn noop_overhead(
     Ok(fidelity::measure(&t, rounds)?)
 }
 
+/// The default latency sampling, measured here: the base rate from what timing one passage
+/// costs, and that cost, with which each thread adapts the rate after its warm-up.
+fn default_sampling() -> (u64, Option<f64>) {
+    let cost = timed_passage_cost_ns();
+    (auto_latency_sample(cost), Some(cost))
+}
+
 /// The lock whose fidelity every `run` reports in its header: the fastest uncontended lock of
 /// the common baselines, so the figure is the harshest one.
 const FIDELITY_REFERENCE: &str = "parking-lot-mutex";
@@ -878,10 +885,7 @@ pub fn run_with(
     let (latency_sample, timing_cost_ns) = match (opts.latency_sample, &carried) {
         (Some(n), _) => (n, None),
         (None, Some(c)) => (c.latency_sample, c.timing_cost_ns),
-        (None, None) => {
-            let cost = timed_passage_cost_ns();
-            (auto_latency_sample(cost), Some(cost))
-        }
+        (None, None) => default_sampling(),
     };
     if opts.trace && opts.latency_sample.is_some_and(|n| n != 1) {
         let _ = writeln!(
@@ -1310,13 +1314,9 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
     if args.latency_sample == Some(0) {
         return Err(UsageError("--latency-sample must be at least 1 (e.g. 100)".into()).into());
     }
-    let sampling = match args.latency_sample {
-        Some(n) => (n, None),
-        None => {
-            let cost = timed_passage_cost_ns();
-            (auto_latency_sample(cost), Some(cost))
-        }
-    };
+    let sampling = args
+        .latency_sample
+        .map_or_else(default_sampling, |n| (n, None));
     let latency_sample = sampling.0;
     let err = &mut std::io::stderr();
     let mut points = Vec::new();

@@ -273,10 +273,9 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         threads.dedup();
         let find = |lock: &str, t: usize| rs.iter().find(|r| r.lock == lock && r.threads == t);
         let rounds = rs.iter().map(|r| r.repeat).max().unwrap_or(1).max(1);
-
-        // Throughput (native runs: counting-memory runs are slowed by the counting).
-        if scen.rmr.is_empty() {
-            let series: Vec<Series> = locks
+        // One series per lock over the thread counts: a point for each result `point` takes.
+        let over_threads = |point: &dyn Fn(&Saved) -> Option<Pt>| -> Vec<Series> {
+            locks
                 .iter()
                 .map(|(l, base)| Series {
                     name: l.to_string(),
@@ -285,17 +284,21 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
                     points: threads
                         .iter()
                         .filter_map(|&t| find(l, t))
-                        .map(|r| {
-                            Pt::new(
-                                r.threads as f64,
-                                r.throughput_per_sec,
-                                (r.repeat > 1)
-                                    .then_some((r.throughput_spread.min, r.throughput_spread.max)),
-                            )
-                        })
+                        .filter_map(|r| point(r))
                         .collect(),
                 })
-                .collect();
+                .collect()
+        };
+
+        // Throughput (native runs: counting-memory runs are slowed by the counting).
+        if scen.rmr.is_empty() {
+            let series = over_threads(&|r| {
+                Some(Pt::new(
+                    r.threads as f64,
+                    r.throughput_per_sec,
+                    (r.repeat > 1).then_some((r.throughput_spread.min, r.throughput_spread.max)),
+                ))
+            });
             let chart = LineChart {
                 title: format!("Throughput vs threads — {}", scen.mix),
                 subtitle: format!("{}; median of {rounds} round(s)", scen.title()),
@@ -468,23 +471,13 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
 
         // RMRs per passage (runs with --rmr).
         if !scen.rmr.is_empty() {
-            let series: Vec<Series> = locks
-                .iter()
-                .map(|(l, base)| Series {
-                    name: l.to_string(),
-                    baseline: *base,
-                    style: style(l),
-                    points: threads
-                        .iter()
-                        .filter_map(|&t| find(l, t))
-                        .filter_map(|r| {
-                            let m = r.rmr.as_ref()?;
-                            Some(Pt::new(r.threads as f64, m.per_passage_mean, None))
-                        })
-                        .collect(),
-                })
-                .filter(|s| !s.points.is_empty())
-                .collect();
+            let series: Vec<Series> = over_threads(&|r| {
+                let m = r.rmr.as_ref()?;
+                Some(Pt::new(r.threads as f64, m.per_passage_mean, None))
+            })
+            .into_iter()
+            .filter(|s| !s.points.is_empty())
+            .collect();
             if !series.is_empty() {
                 let chart = LineChart {
                     title: format!("RMRs per passage vs threads — {} model", scen.rmr),
