@@ -34,7 +34,7 @@ for s in "${suites[@]}"; do
   echo "== $s"
   if grep -q '^\[\[figure\]\]' "$cfg"; then
     mkdir -p "$out"
-    "$bin" sim --algo token-gme --paper "$cfg" | tee "$out/sim.txt" || status=$?
+    "$bin" sim --paper "$cfg" | tee "$out/sim.txt" || status=$?
     continue
   fi
   if [ -f "$out/manifest.json" ]; then

@@ -212,6 +212,14 @@ fn runs_are_deterministic() {
         "9",
     ];
     assert_eq!(strip(sim(&args)), strip(sim(&args)));
+    // Run one at a time or at once (and with more seeds than CPUs): the same results, in
+    // the same order.
+    let mut seeds = args.to_vec();
+    seeds.extend(["--seeds", "3"]);
+    let one = strip(sim(&[&seeds[..], &["--jobs", "1"]].concat()));
+    assert_eq!(one.len(), 6);
+    assert_eq!(one, strip(sim(&[&seeds[..], &["--jobs", "4"]].concat())));
+    assert_eq!(one, strip(sim(&seeds)));
     let other = [
         "--algo",
         "token-gme,ra2",
@@ -230,6 +238,7 @@ fn runs_are_deterministic() {
 #[test]
 fn bad_input_exits_2_with_one_line() {
     for args in [
+        vec![],
         vec!["--algo", "nope"],
         vec![
             "--algo",
@@ -398,7 +407,7 @@ paper = "priority better"
     .unwrap();
     let out = Command::cargo_bin("lockbench")
         .unwrap()
-        .args(["sim", "--algo", "token-gme", "--format", "json", "--paper"])
+        .args(["sim", "--format", "json", "--paper"])
         .arg(&path)
         .output()
         .unwrap();
@@ -427,7 +436,7 @@ paper = "priority better"
     .unwrap();
     let out = Command::cargo_bin("lockbench")
         .unwrap()
-        .args(["sim", "--algo", "token-gme", "--paper"])
+        .args(["sim", "--paper"])
         .arg(&path)
         .output()
         .unwrap();

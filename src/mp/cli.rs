@@ -18,8 +18,8 @@ use crate::workload::Mix;
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
     /// Algorithms, comma-separated, or `all`: suzuki-kasami, ricart-agrawala, token-gme,
-    /// token-gme-fifo, ra1, ra2, lmutin, lkcs.
-    #[arg(long, value_delimiter = ',', required = true)]
+    /// token-gme-fifo, ra1, ra2, lmutin, lkcs (required, but for `sim --paper`).
+    #[arg(long, value_delimiter = ',')]
     pub algo: Vec<String>,
     /// Processes.
     #[arg(long, default_value_t = 100)]
@@ -81,9 +81,13 @@ pub struct SimArgs {
     /// Print every simulated event to stderr (for small runs).
     #[arg(long)]
     pub trace: bool,
-    /// Also run seed 003's Fig. 6 / Fig. 7 suite from this TOML file (other options ignored).
+    /// Run seed 003's Fig. 6 / Fig. 7 suite from this TOML file instead (the model options
+    /// are ignored; the suite names its algorithms).
     #[arg(long)]
     pub paper: Option<PathBuf>,
+    /// Simulations run at once, one per thread (0: one per CPU). Results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
 }
 
 /// Options of `mp-run`.
@@ -156,6 +160,11 @@ impl ModelArgs {
         }
         if self.m == 0 {
             return Err(usage("--m must be at least 1"));
+        }
+        if self.algo.is_empty() {
+            return Err(usage(
+                "--algo is required: name algorithms, comma-separated, or `all`",
+            ));
         }
         let mut algos = Vec::new();
         for a in &self.algo {
@@ -259,11 +268,11 @@ impl ModelArgs {
 /// `lockbench sim`.
 pub fn sim(args: &SimArgs) -> anyhow::Result<i32> {
     if let Some(path) = &args.paper {
-        return super::paper::run(path, args.model.format);
+        return super::paper::run(path, args.model.format, args.jobs);
     }
     let model = args.model.model()?;
     check_format(args.model.format)?;
-    let mut results = Vec::new();
+    let mut runs = Vec::new();
     for info in &model.algos {
         if args.non_fifo && !info.allows_non_fifo {
             return Err(usage(format!(
@@ -294,11 +303,15 @@ pub fn sim(args: &SimArgs) -> anyhow::Result<i32> {
                 watchdog: args.watchdog,
                 trace: args.trace,
             };
-            let r = crate::with_algo!(info.name, |make| sim::run(&cfg, make))
-                .expect("registered algorithm");
-            results.push(r);
+            runs.push(cfg);
         }
     }
+    // A trace interleaves nothing: one simulation at a time.
+    let jobs = if args.trace { 1 } else { args.jobs };
+    let results = super::in_parallel(&runs, jobs, |cfg| {
+        crate::with_algo!(cfg.algo.as_str(), |make| sim::run(cfg, make))
+            .expect("registered algorithm")
+    });
     print!("{}", render(&results, args.model.format));
     Ok(exit_code(&results))
 }

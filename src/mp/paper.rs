@@ -86,12 +86,14 @@ pub struct Row {
     pub throughput: f64,
     /// Safety violations and liveness failures over both algorithms' runs.
     pub failures: u64,
-    /// Wall seconds for the point.
+    /// Wall seconds for the point (its simulations run at once, up to `--jobs`).
     pub wall_seconds: f64,
+    /// Seconds its simulations took, summed (each on one core).
+    pub run_seconds: f64,
 }
 
 /// Runs the suite in `path` and prints its tables.
-pub fn run(path: &Path, format: Format) -> anyhow::Result<i32> {
+pub fn run(path: &Path, format: Format, jobs: usize) -> anyhow::Result<i32> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
     let suite: Suite = toml::from_str(&text)
@@ -108,22 +110,23 @@ pub fn run(path: &Path, format: Format) -> anyhow::Result<i32> {
         }
         if format == Format::Table {
             out.push_str(&format!(
-                "Fig. {} — {} / {} varying {}\n  paper: {}\n  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>6}\n",
+                "Fig. {} — {} / {} varying {}\n  paper: {}\n  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>6}  {:>6}\n",
                 fig.name, fig.compare[0], fig.compare[1], fig.vary, fig.paper,
-                fig.vary, "msgs", "size", "wait", "thrpt", "wall s"
+                fig.vary, "msgs", "size", "wait", "thrpt", "wall s", "run s"
             ));
         }
         for &v in &fig.values {
-            let row = point(&suite, fig, v)?;
+            let row = point(&suite, fig, v, jobs)?;
             if format == Format::Table {
                 out.push_str(&format!(
-                    "  {:>8}  {:>8.3}  {:>8.3}  {:>8.3}  {:>8.3}  {:>6.1}{}\n",
+                    "  {:>8}  {:>8.3}  {:>8.3}  {:>8.3}  {:>8.3}  {:>6.1}  {:>6.1}{}\n",
                     v,
                     row.messages,
                     row.message_size,
                     row.waiting_time,
                     row.throughput,
                     row.wall_seconds,
+                    row.run_seconds,
                     if row.failures > 0 { "  FAILURES" } else { "" }
                 ));
                 print!("{out}");
@@ -144,7 +147,8 @@ pub fn run(path: &Path, format: Format) -> anyhow::Result<i32> {
     })
 }
 
-fn point(suite: &Suite, fig: &Figure, v: f64) -> anyhow::Result<Row> {
+fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Row> {
+    let started = std::time::Instant::now();
     let b = &suite.base;
     let mut n = fig.n.unwrap_or(b.n);
     let (mut m, mut ncs, mut cs, mut cd, mut hot) = (b.m, b.ncs, b.cs, b.cd, b.hot);
@@ -166,9 +170,7 @@ fn point(suite: &Suite, fig: &Figure, v: f64) -> anyhow::Result<Row> {
     let mix = format!("hot:{m}:{},{}", hot[0], hot[1])
         .parse()
         .map_err(UsageError)?;
-    let mut sums = [[0.0f64; 4]; 2];
-    let mut failures = 0;
-    let mut wall = 0.0;
+    let mut runs = Vec::new();
     for (i, name) in fig.compare.iter().enumerate() {
         let info = algo::info(name).expect("checked");
         for s in 0..suite.seeds {
@@ -195,21 +197,28 @@ fn point(suite: &Suite, fig: &Figure, v: f64) -> anyhow::Result<Row> {
                 watchdog: 1e9,
                 trace: false,
             };
-            let r =
-                crate::with_algo!(name.as_str(), |make| sim::run(&cfg, make)).expect("registered");
-            failures += r.safety_violations + u64::from(r.liveness_failure.is_some());
-            wall += r.wall_seconds;
-            for (k, x) in [
-                r.messages_per_request_mean,
-                r.message_size_mean,
-                r.waiting_time_mean,
-                r.throughput,
-            ]
-            .into_iter()
-            .enumerate()
-            {
-                sums[i][k] += x;
-            }
+            runs.push((i, cfg));
+        }
+    }
+    let results = super::in_parallel(&runs, jobs, |(_, cfg)| {
+        crate::with_algo!(cfg.algo.as_str(), |make| sim::run(cfg, make)).expect("registered")
+    });
+    let mut sums = [[0.0f64; 4]; 2];
+    let mut failures = 0;
+    let mut run_seconds = 0.0;
+    for ((i, _), r) in runs.iter().zip(&results) {
+        failures += r.safety_violations + u64::from(r.liveness_failure.is_some());
+        run_seconds += r.wall_seconds;
+        for (k, x) in [
+            r.messages_per_request_mean,
+            r.message_size_mean,
+            r.waiting_time_mean,
+            r.throughput,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            sums[*i][k] += x;
         }
     }
     let ratio = |k: usize| {
@@ -229,6 +238,7 @@ fn point(suite: &Suite, fig: &Figure, v: f64) -> anyhow::Result<Row> {
         waiting_time: ratio(2),
         throughput: ratio(3),
         failures,
-        wall_seconds: wall,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        run_seconds,
     })
 }
