@@ -463,6 +463,9 @@ impl<M: super::Message> Core<M> {
     /// Applies `p`'s deferred receipts delivered before `key` (in any order: passive
     /// receipts commute); returns how many.
     fn absorb<A: Algorithm<Msg = M>>(&mut self, p: Pid, proc_: &mut A, key: (u64, u64)) -> u64 {
+        if self.inbox[p].is_empty() {
+            return 0;
+        }
         let mut inbox = std::mem::take(&mut self.inbox[p]);
         let mut applied = 0;
         let mut i = 0;
@@ -489,6 +492,9 @@ impl<M: super::Message> Core<M> {
     /// After an event of `p`: the deferred receipts `p` no longer takes passively become
     /// events, at their own (time, sequence number).
     fn spill<A: Algorithm<Msg = M>>(&mut self, p: Pid, proc_: &A) {
+        if self.inbox[p].is_empty() {
+            return;
+        }
         let mut inbox = std::mem::take(&mut self.inbox[p]);
         let mut i = 0;
         while i < inbox.len() {
