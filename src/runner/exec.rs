@@ -1,4 +1,4 @@
-//! One measured run of one lock: threads pinned and started on a barrier, a warm-up, the
+//! One measured run of one lock: threads pinned and started together, a warm-up, the
 //! passage loop (think → enter(session) → critical section → exit), the oracle and a watchdog.
 //!
 //! The passage loop is generic over the lock's concrete type (the registry's
@@ -17,7 +17,7 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Barrier};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
@@ -228,6 +228,55 @@ struct Guards {
     self_check: SelfCheck,
 }
 
+/// Where a repetition's workers wait to start together: a barrier the main thread opens once
+/// all have arrived, or calls off (a thread could not be started) so that none is left
+/// waiting.
+struct StartGate {
+    workers: usize,
+    /// Workers arrived; then whether to start (Some(true)) or go home (Some(false)).
+    state: Mutex<(usize, Option<bool>)>,
+    changed: Condvar,
+}
+
+impl StartGate {
+    fn new(workers: usize) -> Self {
+        StartGate {
+            workers,
+            state: Mutex::new((0, None)),
+            changed: Condvar::new(),
+        }
+    }
+
+    /// A worker arrives and waits: true to start, false when the run was called off.
+    fn arrive(&self) -> bool {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        s.0 += 1;
+        self.changed.notify_all();
+        loop {
+            if let Some(go) = s.1 {
+                return go;
+            }
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Waits until every worker has arrived, then starts them all.
+    fn open(&self) {
+        let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        while s.0 < self.workers {
+            s = self.changed.wait(s).unwrap_or_else(|e| e.into_inner());
+        }
+        s.1 = Some(true);
+        self.changed.notify_all();
+    }
+
+    /// Sends every worker that arrives, or has, home.
+    fn call_off(&self) {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).1 = Some(false);
+        self.changed.notify_all();
+    }
+}
+
 /// State shared by the workers of one repetition.
 struct Shared<L> {
     spec: RunSpec,
@@ -239,7 +288,7 @@ struct Shared<L> {
     ns_per_tick: f64,
     phase: CachePadded<AtomicU32>,
     progress: Box<[CachePadded<AtomicU64>]>,
-    barrier: Barrier,
+    gate: StartGate,
     cs: Delay,
     think: Delay,
     lines: SharedLines,
@@ -388,7 +437,7 @@ where
         progress: (0..n)
             .map(|_| CachePadded::new(AtomicU64::new(0)))
             .collect(),
-        barrier: Barrier::new(n + 1),
+        gate: StartGate::new(n),
         cs: Delay::new(spec.cs),
         think: Delay::new(spec.think),
         lines: SharedLines::new(spec.cs_lines),
@@ -396,18 +445,22 @@ where
     let (tx, rx) = mpsc::channel::<WorkerOut>();
     // One sampler per process, built here so that every process shares one Zipf table.
     for (p, sampler) in spec.mix.samplers(n, spec.seed).into_iter().enumerate() {
-        let shared = shared.clone();
+        let mine = shared.clone();
         let tx = tx.clone();
-        std::thread::Builder::new()
+        let started = std::thread::Builder::new()
             .name(format!("lockbench-{p}"))
             .spawn(move || {
-                let out = worker(&shared, p, sampler, kind);
+                let out = worker(&mine, p, sampler, kind);
                 let _ = tx.send(out);
-            })
-            .map_err(|e| RunFailure(format!("cannot start thread {p}: {e}")))?;
+            });
+        if let Err(e) = started {
+            // The threads already started wait at the gate: send them home.
+            shared.gate.call_off();
+            return Err(RunFailure(format!("cannot start thread {p}: {e}")));
+        }
     }
     drop(tx);
-    shared.barrier.wait();
+    shared.gate.open();
 
     // The watchdog: poll progress; a run with no passage completed for `stall_timeout` is
     // aborted (waits in the register abstraction give up) and reported as stalled. A bare
@@ -670,7 +723,9 @@ fn worker<L: Lock>(
         panic: None,
         aborted: false,
     };
-    shared.barrier.wait();
+    if !shared.gate.arrive() {
+        return out;
+    }
     let s = &mut sampler;
     let (o, c) = (&mut out, &mut counters);
     let result = catch_unwind(AssertUnwindSafe(|| {
@@ -1727,6 +1782,28 @@ mod tests {
             let r = run_once(&s).unwrap();
             assert_eq!(r.oracle, OracleKind::Sampled);
             assert_eq!(r.violations, 0, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn the_start_gate_starts_all_together_or_sends_them_home() {
+        for go in [true, false] {
+            let gate = Arc::new(StartGate::new(3));
+            let arrived: Vec<_> = (0..3)
+                .map(|_| {
+                    let gate = gate.clone();
+                    std::thread::spawn(move || gate.arrive())
+                })
+                .collect();
+            if go {
+                gate.open();
+            } else {
+                // Called off before all (or any) have arrived: none is left waiting.
+                gate.call_off();
+            }
+            for t in arrived {
+                assert_eq!(t.join().unwrap(), go);
+            }
         }
     }
 }
