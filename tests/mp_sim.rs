@@ -256,6 +256,10 @@ fn bad_input_exits_2_with_one_line() {
         vec!["--algo", "ra1", "--cd", "uniform:5,1"],
         vec!["--algo", "ra1", "--topology", "torus"],
         vec!["--algo", "ra1", "--format", "csv"],
+        vec!["--algo", "ra1", "--n", "100000000000"],
+        vec!["--algo", "token-gme", "--m", "100000000000"],
+        vec!["--algo", "ra1", "--seeds", "0"],
+        vec!["--algo", "ra1", "--seeds", "99999999999"],
     ] {
         let out = Command::cargo_bin("lockbench")
             .unwrap()

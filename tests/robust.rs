@@ -748,3 +748,163 @@ fn every_run_config_in_bench_configs_reads() {
         );
     }
 }
+
+/// The same for `sim`: random vectors over its real option names (from clap), with values
+/// that make a quick valid simulation and values that must be refused. No panic, no abort
+/// (an allocation the size of the input), only exit codes 0, 1 and 2, and a refusal is one
+/// line.
+#[test]
+fn random_sim_argument_vectors_never_panic() {
+    let command =
+        <lockbench::mp::cli::SimArgs as clap::Args>::augment_args(clap::Command::new("sim"));
+    let options: Vec<(String, bool)> = command
+        .get_arguments()
+        .filter_map(|a| Some((a.get_long()?.to_string(), a.get_action().takes_values())))
+        .filter(|(n, _)| !matches!(n.as_str(), "paper" | "trace" | "help"))
+        .collect();
+    assert!(options.len() > 15, "{options:?}");
+    let values = [
+        "0",
+        "1",
+        "2",
+        "3",
+        "7",
+        "-1",
+        "",
+        "x",
+        "1,2",
+        "2,1,3",
+        "99999999999",
+        "1e400",
+        "nan",
+        "10",
+        "exp:5",
+        "const:0",
+        "uniform:1,5",
+        "uniform:5,1",
+        "20,80",
+        "120,-20",
+        "50",
+        "uniform:3",
+        "zipf:4:1",
+        "hot:4:25,75",
+        "zipf:99999999999:1",
+        "complete",
+        "ring",
+        "grid",
+        "random:3",
+        "random:99",
+        "random:x",
+        "torus",
+        "all",
+        "ra1",
+        "token-gme,ra2",
+        "lkcs",
+        "lmutin",
+        "nosuch",
+        "json",
+        "table",
+        "csv",
+    ];
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = |m: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % m as u64) as usize
+    };
+    let vectors: Vec<Vec<String>> = (0..160)
+        .map(|_| {
+            let mut v = vec!["sim".to_string()];
+            let chosen: Vec<&(String, bool)> = (0..1 + next(4))
+                .map(|_| &options[next(options.len())])
+                .collect();
+            for (name, takes) in &chosen {
+                v.push(format!("--{name}"));
+                // Values that make a quick valid simulation, about half the time.
+                let good: &[&str] = match name.as_str() {
+                    "algo" => &["ra1", "token-gme,ra2", "suzuki-kasami", "all"],
+                    "n" | "m" => &["2", "4", "9"],
+                    "ncs" | "cs" | "cd" => &["10", "exp:5", "const:0", "uniform:1,5"],
+                    "hot" => &["20,80", "50,50"],
+                    "mix" => &["uniform:3", "zipf:4:1", "hot:4:25,75"],
+                    "requests" => &["0", "3"],
+                    "seed" | "seeds" | "jobs" => &["1", "2"],
+                    "topology" => &["complete", "ring", "grid", "random:3"],
+                    "l" => &["1"],
+                    "k" => &["2", "3"],
+                    "format" => &["json", "table"],
+                    "watchdog" => &["1000", "5"],
+                    _ => &[],
+                };
+                if !*takes {
+                    continue;
+                }
+                match next(8) {
+                    // Sizes the input could make allocations of.
+                    0 => v.push("99999999999".into()),
+                    1..=4 if !good.is_empty() => v.push(good[next(good.len())].to_string()),
+                    7 => {}
+                    _ => v.push(values[next(values.len())].to_string()),
+                }
+            }
+            // Small and quick unless the vector says otherwise (a large valid run is the
+            // user's to ask for, not a test's).
+            for (name, val) in [
+                ("algo", "ra1,token-gme"),
+                ("n", "5"),
+                ("requests", "4"),
+                ("seeds", "1"),
+            ] {
+                if !chosen.iter().any(|(c, _)| c == name) {
+                    v.push(format!("--{name}"));
+                    v.push(val.into());
+                }
+            }
+            v
+        })
+        .collect();
+    let outcomes = std::sync::Mutex::new([0usize; 3]);
+    let check = |v: &Vec<String>| {
+        // Values chosen at random can still ask for a long run (`--requests 99999999999`):
+        // those are stopped, and only what finished is judged.
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("lockbench"))
+            .args(&v[..])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if started.elapsed() > Duration::from_secs(20) {
+                child.kill().unwrap();
+                child.wait().unwrap();
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert!(!err.contains("panicked"), "{v:?}: {err}");
+        let Some(status) = status else {
+            return;
+        };
+        let code = status.code();
+        assert!(matches!(code, Some(0..=2)), "{v:?}: exit {code:?}: {err}");
+        outcomes.lock().unwrap()[code.unwrap() as usize] += 1;
+        if code == Some(2) {
+            assert!(err.starts_with("error:"), "{v:?}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "one line: {v:?}: {err}");
+        }
+    };
+    std::thread::scope(|s| {
+        let (a, b) = vectors.split_at(vectors.len() / 2);
+        s.spawn(|| a.iter().for_each(check));
+        b.iter().for_each(check);
+    });
+    let o = outcomes.into_inner().unwrap();
+    assert!(o[0] >= 10 && o[2] >= 10, "exit codes 0..=2: {o:?}");
+}

@@ -14,6 +14,13 @@ use crate::config::UsageError;
 use crate::report::Format;
 use crate::workload::Mix;
 
+/// The most processes a model may have.
+pub const MAX_N: usize = 10_000;
+/// The most groups a model may have.
+pub const MAX_M: usize = 1_000_000;
+/// The most seeds one `sim` runs.
+pub const MAX_SEEDS: u64 = 100_000;
+
 /// The model both runtimes share: algorithm, processes, groups, workload, topology.
 #[derive(Args, Debug, Clone)]
 pub struct ModelArgs {
@@ -158,8 +165,21 @@ impl ModelArgs {
         if self.n == 0 {
             return Err(usage("--n must be at least 1"));
         }
+        if self.n > MAX_N {
+            return Err(usage(format!(
+                "--n {}: at most {MAX_N} processes (the simulator keeps n² link clocks and \
+                 tables of n entries per process; mp-run starts one thread each)",
+                self.n
+            )));
+        }
         if self.m == 0 {
             return Err(usage("--m must be at least 1"));
+        }
+        if self.m > MAX_M {
+            return Err(usage(format!(
+                "--m {}: at most {MAX_M} groups (the algorithms keep per-group tables)",
+                self.m
+            )));
         }
         if self.algo.is_empty() {
             return Err(usage(
@@ -272,6 +292,12 @@ pub fn sim(args: &SimArgs) -> anyhow::Result<i32> {
     }
     let model = args.model.model()?;
     check_format(args.model.format)?;
+    if args.seeds == 0 || args.seeds > MAX_SEEDS {
+        return Err(usage(format!(
+            "--seeds {}: use 1 to {MAX_SEEDS}",
+            args.seeds
+        )));
+    }
     let mut runs = Vec::new();
     for info in &model.algos {
         if args.non_fifo && !info.allows_non_fifo {
