@@ -64,7 +64,7 @@ struct Letter<M> {
     refs: u32,
 }
 
-impl<M: Clone> Letter<M> {
+impl<M> Letter<M> {
     /// The sequence number of the copy to `to`.
     #[inline]
     fn seq(&self, to: Pid) -> u64 {
@@ -81,6 +81,21 @@ impl<M: Clone> Letter<M> {
 #[inline]
 fn cast_seq(base: u64, from: Pid, to: Pid) -> u64 {
     base + 1 + (to - usize::from(to > from)) as u64
+}
+
+/// Puts `x` in an empty slot of `slots` (one that `free` lists) or a new one; returns its
+/// index.
+fn place<T>(slots: &mut Vec<T>, free: &mut Vec<u32>, x: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            slots[i as usize] = x;
+            i
+        }
+        None => {
+            slots.push(x);
+            (slots.len() - 1) as u32
+        }
+    }
 }
 
 /// A passive receipt not yet applied: delivered at time bits `t`, its message in
@@ -265,16 +280,7 @@ impl<M: super::Message> Core<M> {
 
     /// Queues a bundle whose first event is at (t, seq).
     fn queue_bundle(&mut self, (t, seq): (u64, u64), bundle: Bundle<M>) {
-        let slot = match self.free.pop() {
-            Some(i) => {
-                self.slab[i as usize] = bundle;
-                i
-            }
-            None => {
-                self.slab.push(bundle);
-                (self.slab.len() - 1) as u32
-            }
-        };
+        let slot = place(&mut self.slab, &mut self.free, bundle);
         self.queue.push(Ev { t, seq, slot });
     }
 
@@ -402,16 +408,7 @@ impl<M: super::Message> Core<M> {
             cast,
             refs,
         };
-        match self.free_letters.pop() {
-            Some(i) => {
-                self.letters[i as usize] = letter;
-                i
-            }
-            None => {
-                self.letters.push(letter);
-                (self.letters.len() - 1) as u32
-            }
-        }
+        place(&mut self.letters, &mut self.free_letters, letter)
     }
 
     /// Defers a passive receipt of `to`.
