@@ -448,6 +448,25 @@ fn a_signal_keeps_what_finished_and_prints_it() {
     );
 }
 
+/// A xorshift stream: each call, a number below its argument.
+fn xorshift(mut state: u64) -> impl FnMut(usize) -> usize {
+    move |m| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % m as u64) as usize
+    }
+}
+
+/// Runs `check` over `items` two at a time: the machine has two cores.
+fn two_at_a_time<T: Sync>(items: &[T], check: impl Fn(&T) + Sync) {
+    std::thread::scope(|s| {
+        let (a, b) = items.split_at(items.len() / 2);
+        s.spawn(|| a.iter().for_each(&check));
+        b.iter().for_each(&check);
+    });
+}
+
 /// Random argument vectors over the real option names (from clap's definition) and values
 /// both good and bad: no panic, and only the documented exit codes.
 #[test]
@@ -542,13 +561,7 @@ fn random_argument_vectors_never_panic() {
         "cycles",
         "bogus",
     ];
-    let mut state = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = |m: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % m as u64) as usize
-    };
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     let dir = tempfile::tempdir().unwrap();
     // Config values as TOML literals: right and wrong types, empty lists, tables.
     let literals = [
@@ -642,12 +655,7 @@ fn random_argument_vectors_never_panic() {
             assert!(!err.contains("untagged"), "{v:?}: {err}");
         }
     };
-    // Two at a time: the machine has two cores.
-    std::thread::scope(|s| {
-        let (a, b) = vectors.split_at(vectors.len() / 2);
-        s.spawn(|| a.iter().for_each(check));
-        b.iter().for_each(check);
-    });
+    two_at_a_time(&vectors, check);
     // Both sides are exercised: runs that measure, and bad input.
     let o = outcomes.into_inner().unwrap();
     assert!(o[0] >= 10 && o[2] >= 10, "exit codes 0..=3: {o:?}");
@@ -806,13 +814,7 @@ fn random_sim_argument_vectors_never_panic() {
         "table",
         "csv",
     ];
-    let mut state = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = |m: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % m as u64) as usize
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     let vectors: Vec<Vec<String>> = (0..160)
         .map(|_| {
             let mut v = vec!["sim".to_string()];
@@ -900,11 +902,7 @@ fn random_sim_argument_vectors_never_panic() {
             assert_eq!(err.trim().lines().count(), 1, "one line: {v:?}: {err}");
         }
     };
-    std::thread::scope(|s| {
-        let (a, b) = vectors.split_at(vectors.len() / 2);
-        s.spawn(|| a.iter().for_each(check));
-        b.iter().for_each(check);
-    });
+    two_at_a_time(&vectors, check);
     let o = outcomes.into_inner().unwrap();
     assert!(o[0] >= 10 && o[2] >= 10, "exit codes 0..=2: {o:?}");
 }
