@@ -27,39 +27,39 @@ pub enum Command {
         format: ListFormat,
     },
     /// Run locks under a workload and report throughput, latency, fairness and safety.
-    Run(Box<RunArgs>),
+    Run(Box<crate::cmd::run::Args>),
     /// Explore interleavings of a lock on a scheduled memory and check its safety property
     /// after every step.
-    Verify(Box<VerifyArgs>),
+    Verify(Box<crate::cmd::verify::Args>),
     /// Measure the observer effect: the harness's default loop against a bare loop of the same
     /// lock, in interleaved rounds, at 1 thread and at every physical core.
-    Fidelity(FidelityArgs),
+    Fidelity(crate::cmd::fidelity::Args),
     /// Measure the cost of moving a cache line between each pair of CPUs (load, store, atomic
     /// RMW) and save the matrix for `predict`.
-    Calibrate(crate::hw::CalibrateArgs),
+    Calibrate(crate::cmd::calibrate::Args),
     /// Set model RMRs against hardware coherence counts in a directory of results: Pearson and
     /// Spearman per event and model, with scatter plots (SVG).
-    Correlate(crate::hw::CorrelateArgs),
+    Correlate(crate::cmd::correlate::Args),
     /// Predict passage times from model RMRs and a calibration, against the measured ones.
-    Predict(crate::hw::PredictArgs),
+    Predict(crate::cmd::predict::Args),
     /// Simulate message-passing algorithms (deterministic discrete events) and report their
     /// messages, waiting time, synchronization delay, throughput, concurrency and safety.
-    Sim(Box<crate::mp::cli::SimArgs>),
+    Sim(Box<crate::cmd::sim::Args>),
     /// Run message-passing algorithms for real: one thread per process, channels, real time.
-    MpRun(Box<crate::mp::cli::MpRunArgs>),
+    MpRun(Box<crate::cmd::mp_run::Args>),
     /// Count RMRs per passage under the papers' models (cc, cc-wb, dsm) on a deterministic
     /// schedule, beside the paper's bound.
-    Rmr(RmrArgs),
+    Rmr(crate::cmd::rmr::Args),
     /// Render a directory of results as report.md with SVG plots and HdrHistogram interval
     /// logs.
-    Report(crate::report::render::ReportArgs),
+    Report(crate::cmd::report::Args),
     /// Compare two result sets point by point: B/A throughput with its interval, differences
     /// beyond the noise flagged; --fail-above X% exits 1 on a regression (for CI).
-    Compare(crate::compare::CompareArgs),
+    Compare(crate::cmd::compare::Args),
     /// Run a config with lists (threads, mix, cs, think, k, cs-lines) as a matrix of points,
     /// with a progress bar; each finished point is saved at once and --resume DIR finishes an
     /// interrupted sweep.
-    Sweep(crate::sweep::SweepArgs),
+    Sweep(crate::cmd::sweep::Args),
 }
 
 /// Options of `rmr`.

@@ -17,7 +17,7 @@ use anyhow::Result;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::metrics::stats::{Estimate, Interval};
 use crate::report::render::host_line;
 use crate::report::saved::{self, PointKey, Saved};

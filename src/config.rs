@@ -13,27 +13,11 @@ use clap::{Args, ValueEnum};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::cli::{OracleArg, WaitArg};
+use crate::error::{usage, UsageError};
 use crate::report::Format;
 use crate::runner::exec::{StopRule, WATCHDOG_POLL};
 use crate::runner::topology::PinMode;
 use crate::workload::{format_duration, parse_duration, Mix};
-
-/// Bad input: the user can act on it. Exits with code 2.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
-/// Shorthand for a usage error.
-pub fn usage<T>(msg: impl Into<String>) -> Result<T, UsageError> {
-    Err(UsageError(msg.into()))
-}
 
 /// Measured time of each run in each round, by default.
 pub const DEFAULT_DURATION: &str = "200ms";

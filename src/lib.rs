@@ -3,13 +3,16 @@
 pub mod app;
 pub mod check;
 pub mod cli;
+pub mod cmd;
 pub mod compare;
 pub mod config;
+pub mod error;
 pub mod hw;
 pub mod locks;
 pub mod mem;
 pub mod metrics;
 pub mod mp;
+pub mod opts;
 pub mod report;
 pub mod rmr;
 pub mod runner;

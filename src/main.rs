@@ -2,7 +2,7 @@
 
 use clap::Parser as _;
 use lockbench::cli::{Cli, Command};
-use lockbench::config::UsageError;
+use lockbench::error::UsageError;
 
 fn main() {
     // Behave like a Unix tool when the reader goes away (`lockbench list | head`): die quietly
@@ -51,22 +51,23 @@ fn main() {
 }
 
 fn dispatch(command: Command) -> anyhow::Result<i32> {
+    use lockbench::cmd;
     match command {
         Command::List { format } => {
-            print!("{}", lockbench::app::list(format)?);
+            print!("{}", cmd::list::exec(format)?);
             Ok(0)
         }
-        Command::Run(args) => lockbench::app::run(&args),
-        Command::Verify(args) => lockbench::app::verify(&args),
-        Command::Fidelity(args) => lockbench::app::fidelity(&args),
-        Command::Calibrate(args) => lockbench::hw::calibrate(&args),
-        Command::Correlate(args) => lockbench::hw::correlate(&args),
-        Command::Predict(args) => lockbench::hw::predict(&args),
-        Command::Rmr(args) => lockbench::app::rmr(&args),
-        Command::Sim(args) => lockbench::mp::cli::sim(&args),
-        Command::MpRun(args) => lockbench::mp::cli::mp_run(&args),
-        Command::Report(args) => lockbench::report::render::report(&args),
-        Command::Compare(args) => lockbench::compare::run(&args),
-        Command::Sweep(args) => lockbench::sweep::run(&args),
+        Command::Run(args) => cmd::run::exec(&args),
+        Command::Verify(args) => cmd::verify::exec(&args),
+        Command::Fidelity(args) => cmd::fidelity::exec(&args),
+        Command::Calibrate(args) => cmd::calibrate::exec(&args),
+        Command::Correlate(args) => cmd::correlate::exec(&args),
+        Command::Predict(args) => cmd::predict::exec(&args),
+        Command::Rmr(args) => cmd::rmr::exec(&args),
+        Command::Sim(args) => cmd::sim::exec(&args),
+        Command::MpRun(args) => cmd::mp_run::exec(&args),
+        Command::Report(args) => cmd::report::exec(&args),
+        Command::Compare(args) => cmd::compare::exec(&args),
+        Command::Sweep(args) => cmd::sweep::exec(&args),
     }
 }

@@ -19,7 +19,28 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use crossbeam_utils::CachePadded;
 use serde::Serialize;
 
-use crate::locks::Problem;
+/// The problem a lock solves, which fixes the safety property the oracle checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Problem {
+    /// At most one process inside.
+    Mutex,
+    /// Processes inside together all asked for the same session.
+    Gme,
+    /// At most k processes inside.
+    KExclusion,
+}
+
+impl Problem {
+    /// The name used in tables and JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Problem::Mutex => "mutex",
+            Problem::Gme => "gme",
+            Problem::KExclusion => "k-exclusion",
+        }
+    }
+}
 
 /// Which safety oracle a run uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

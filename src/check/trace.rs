@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::locks::Problem;
+use super::Problem;
 
 /// One traced passage.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -27,7 +27,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use crossbeam_utils::CachePadded;
 use serde::{Deserialize, Serialize};
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::runner::topology::{self, PinMode, Topology};
 use crate::workload::rng::SplitMix64;
 
@@ -286,7 +286,7 @@ impl Lines {
 /// Median of samples (sorted in place).
 fn median(samples: &mut [f64]) -> f64 {
     samples.sort_by(|a, b| a.total_cmp(b));
-    crate::report::result::median_sorted(samples)
+    crate::metrics::stats::median_sorted(samples)
 }
 
 /// Spins until `flag` holds `want`; fails after [`STALL`] without it.

@@ -19,7 +19,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use crate::cli::ListFormat;
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::runner::topology::Topology;
 
 /// Where `calibrate` saves and `predict` reads the calibration by default.

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 
 /// Sections of a passage, in order.
 pub const SECTIONS: [&str; 4] = ["doorway", "waiting", "cs", "exit"];

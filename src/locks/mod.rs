@@ -13,34 +13,12 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+pub use crate::check::Problem;
 use crate::mem::{CountingMemory, NativeMemory, WaitPolicy};
 
 pub mod baseline;
 pub mod paper;
 pub mod reference;
-
-/// The problem a lock solves, which fixes the safety property the oracle checks.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Problem {
-    /// At most one process inside.
-    Mutex,
-    /// Processes inside together all asked for the same session.
-    Gme,
-    /// At most k processes inside.
-    KExclusion,
-}
-
-impl Problem {
-    /// The name used in tables and JSON.
-    pub fn name(self) -> &'static str {
-        match self {
-            Problem::Mutex => "mutex",
-            Problem::Gme => "gme",
-            Problem::KExclusion => "k-exclusion",
-        }
-    }
-}
 
 /// A lock for `n` processes.
 pub trait Lock: Send + Sync {

@@ -80,6 +80,65 @@ pub fn median_estimate(values: &[f64]) -> Option<Estimate> {
     })
 }
 
+/// Spread of a figure over repetitions.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Spread {
+    /// Smallest over repetitions.
+    pub min: f64,
+    /// Median over repetitions (the reported figure).
+    pub median: f64,
+    /// Largest over repetitions.
+    pub max: f64,
+    /// (max − min) / median.
+    pub relative: f64,
+}
+
+/// A spread is wide when half its range exceeds this fraction of the median: the table's
+/// `spread` column shows that half range (`±N%`) and marks it `!` above this threshold.
+pub const WIDE_SPREAD: f64 = 0.05;
+
+impl Spread {
+    /// Half the min–max range, relative to the median: what the table shows as `±N%`.
+    pub fn half_range(&self) -> f64 {
+        self.relative / 2.0
+    }
+
+    /// Whether half the range exceeds [`WIDE_SPREAD`] of the median.
+    pub fn wide(&self) -> bool {
+        self.half_range() > WIDE_SPREAD
+    }
+
+    /// Spread of `values` (at least one).
+    pub fn of(values: &[f64]) -> Spread {
+        let mut v = values.to_vec();
+        v.sort_by(|a, b| a.total_cmp(b));
+        let median = median_sorted(&v);
+        let (min, max) = (v[0], v[v.len() - 1]);
+        Spread {
+            min,
+            median,
+            max,
+            relative: if median > 0.0 {
+                (max - min) / median
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// Median of sorted values (mean of the middle two for an even count).
+pub fn median_sorted(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        0.0
+    } else if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

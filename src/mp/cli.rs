@@ -10,7 +10,7 @@ use super::sim::{self, SimConfig};
 use super::topo::{Graph, Topology};
 use super::workload::Dist;
 use super::{threaded, Problem};
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::report::Format;
 use crate::workload::Mix;
 

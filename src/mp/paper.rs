@@ -11,7 +11,7 @@ use super::algo::{self, Setup};
 use super::sim::{self, SimConfig};
 use super::topo::Graph;
 use super::workload::Dist;
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::report::Format;
 
 /// The base point every figure varies one parameter of.

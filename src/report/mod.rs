@@ -12,19 +12,7 @@ use std::fmt::Write as _;
 
 pub use result::RunResult;
 
-/// Output formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Format {
-    /// Aligned table with units.
-    Table,
-    /// JSON array of run objects.
-    Json,
-    /// One CSV row per run.
-    Csv,
-    /// Markdown table.
-    Md,
-}
+pub use crate::opts::Format;
 
 /// Serialises results in one format.
 pub trait Exporter {
@@ -598,9 +586,12 @@ mod tests {
 
     #[test]
     fn spread() {
-        let s = result::Spread::of(&[3.0, 1.0, 2.0]);
+        let s = crate::metrics::stats::Spread::of(&[3.0, 1.0, 2.0]);
         assert_eq!((s.min, s.median, s.max), (1.0, 2.0, 3.0));
         assert!((s.relative - 1.0).abs() < 1e-12);
-        assert_eq!(result::median_sorted(&[1.0, 2.0, 3.0, 10.0]), 2.5);
+        assert_eq!(
+            crate::metrics::stats::median_sorted(&[1.0, 2.0, 3.0, 10.0]),
+            2.5
+        );
     }
 }

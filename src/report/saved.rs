@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::hw::results::RmrRec;
 
 /// Throughput spread over the rounds.

@@ -4,8 +4,8 @@
 
 use serde::Serialize;
 
+use crate::metrics::stats::Spread;
 use crate::metrics::stats::{median_estimate, Estimate};
-use crate::report::result::Spread;
 use crate::runner::exec::{LoopKind, RunFailure, RunSpec};
 
 /// Harness against bare loop for one lock at one thread count.

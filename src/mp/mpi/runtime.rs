@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::check::{self, CsInterval, Spec, WaitStart};
 use super::{decode, encode, kind_tag, MpiResult, FIRST_KIND_TAG};
-use crate::config::UsageError;
+use crate::error::UsageError;
 use crate::mp::algo::{self, Setup};
 use crate::mp::cli::{self, MpRunArgs};
 use crate::mp::metrics::{MpResult, Tally};
