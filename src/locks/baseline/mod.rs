@@ -2,83 +2,38 @@
 
 pub mod condvar;
 pub mod external;
+pub mod noop;
 pub mod ticket;
 
 use condvar::{CondvarGme, Semaphore};
 use external::{ParkingLotMutex, ParkingLotRwLock, SpinTicket, StdMutex};
+use noop::Noop;
 use ticket::TicketLock;
 
-use super::{Lock, LockEntry, LockInfo, Problem};
-
-/// `noop`: admits everyone at once. Not a lock: it measures the harness's own cost per passage
-/// (run it at one thread). Excluded from `all`; at more than one thread the oracle flags it.
-pub struct Noop;
-
-impl Lock for Noop {
-    #[inline]
-    fn enter(&self, _p: usize, _session: usize) {}
-    #[inline]
-    fn exit(&self, _p: usize, _session: usize) {}
-}
-
-const fn baseline(
-    name: &'static str,
-    problem: Problem,
-    fcfs: bool,
-    notes: &'static str,
-) -> LockInfo {
-    LockInfo {
-        name,
-        problem,
-        source: "baseline",
-        fcfs,
-        bounded: true,
-        rmr: "n/a",
-        safe: true,
-        notes,
-    }
-}
+use super::LockEntry;
 
 /// The baseline entries, in listing order.
 pub fn entries() -> Vec<LockEntry> {
     vec![
-        crate::generic_entry!(
-            LockInfo {
-                rmr: "unbounded (CC: O(waiters) invalidations per release)",
-                ..baseline("ticket", Problem::Mutex, true, "ticket lock over the register abstraction, cache-padded")
-            },
-            TicketLock
-        ),
-        crate::native_entry!(
-            baseline("spin-ticket", Problem::Mutex, true, "spin crate TicketMutex: the external reference for ticket"),
-            |p: &super::Params| SpinTicket::new(p)
-        ),
-        crate::native_entry!(
-            baseline("parking-lot-mutex", Problem::Mutex, false, "parking_lot::RawMutex: spin briefly, then park"),
-            |p: &super::Params| ParkingLotMutex::new(p)
-        ),
-        crate::native_entry!(
-            baseline("std-mutex", Problem::Mutex, false, "std::sync::Mutex (futex based)"),
-            |p: &super::Params| StdMutex::new(p)
-        ),
-        crate::native_entry!(
-            baseline("parking-lot-rwlock", Problem::Gme, false, "session 0 shared (read), every other session exclusive (write)"),
-            |p: &super::Params| ParkingLotRwLock::new(p)
-        ),
-        crate::native_entry!(
-            baseline("condvar-gme", Problem::Gme, true, "mutex + condvar group lock, FCFS between conflicting sessions"),
-            |p: &super::Params| CondvarGme::new(p)
-        ),
-        crate::native_entry!(
-            baseline("semaphore", Problem::KExclusion, false, "counting semaphore (mutex + condvar) with k permits"),
-            |p: &super::Params| Semaphore::new(p)
-        ),
-        crate::native_entry!(
-            LockInfo {
-                safe: false,
-                ..baseline("noop", Problem::Mutex, false, "calibration, not a lock: admits everyone; measures harness overhead at 1 thread")
-            },
-            |_: &super::Params| Noop
-        ),
+        crate::generic_entry!(ticket::INFO, TicketLock),
+        crate::native_entry!(external::SPIN_TICKET, |p: &crate::locks::Params| {
+            SpinTicket::new(p)
+        }),
+        crate::native_entry!(external::PARKING_LOT_MUTEX, |p: &crate::locks::Params| {
+            ParkingLotMutex::new(p)
+        }),
+        crate::native_entry!(external::STD_MUTEX, |p: &crate::locks::Params| {
+            StdMutex::new(p)
+        }),
+        crate::native_entry!(external::PARKING_LOT_RWLOCK, |p: &crate::locks::Params| {
+            ParkingLotRwLock::new(p)
+        }),
+        crate::native_entry!(condvar::CONDVAR_GME, |p: &crate::locks::Params| {
+            CondvarGme::new(p)
+        }),
+        crate::native_entry!(condvar::SEMAPHORE, |p: &crate::locks::Params| {
+            Semaphore::new(p)
+        }),
+        crate::native_entry!(noop::INFO, |_: &crate::locks::Params| Noop),
     ]
 }

@@ -1,8 +1,20 @@
 //! `ticket`: the classic ticket lock, written over the register abstraction so the same code
 //! is timed on native memory, counted and scheduled.
 
-use crate::locks::{Claims, Lock, Params};
+use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
 use crate::mem::{Home, Memory, Register};
+
+/// What the registry and `lockbench list` say of `ticket`: its paper and figure, its claims.
+pub const INFO: LockInfo = LockInfo {
+    name: "ticket",
+    problem: Problem::Mutex,
+    source: "baseline",
+    fcfs: true,
+    bounded: true,
+    rmr: "unbounded (CC: O(waiters) invalidations per release)",
+    safe: true,
+    notes: "ticket lock over the register abstraction, cache-padded",
+};
 
 /// Ticket lock: take a ticket with fetch-and-add, wait until it is served. FCFS by ticket
 /// order. `next` and `serving` sit on separate cache lines (every native register is padded), so

@@ -8,8 +8,20 @@
 //! gives a schedule costing Ω(N²) RMRs in the CC model. The figure shows the entry only; the exit
 //! lowers the bit (the bit is "true while competing or inside").
 
-use crate::locks::{Claims, Lock, Params};
+use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
 use crate::mem::{Memory, Register};
+
+/// What the registry and `lockbench list` say of `burns-lamport`: its paper and figure, its claims.
+pub const INFO: LockInfo = LockInfo {
+    name: "burns-lamport",
+    problem: Problem::Mutex,
+    source: "seed 000 Fig. 2 (Burns–Lamport)",
+    fcfs: false,
+    bounded: true,
+    rmr: "Ω(N²) CC worst case (seed 000 §4); DSM: no claim",
+    safe: true,
+    notes: "one bit per process; deadlock-free, not starvation-free",
+};
 
 /// Seeded mutants for `verify --mutants`, each one line of Fig. 2 changed; 0 is the algorithm.
 /// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.

@@ -16,8 +16,20 @@
 //! (Token[j].number = 0) ∨ (GlobalColor ≠ mycolor) ∨ (Token[j].color = mycolor)`. Without it two
 //! processes of different colours would never wait on each other.
 
-use crate::locks::{Claims, Lock, Params};
+use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
 use crate::mem::{Home, Memory, Register};
+
+/// What the registry and `lockbench list` say of `bw-bakery`: its paper and figure, its claims.
+pub const INFO: LockInfo = LockInfo {
+    name: "bw-bakery",
+    problem: Problem::Mutex,
+    source: "seed 000 Fig. 3 (Taubenfeld's Black-White Bakery)",
+    fcfs: true,
+    bounded: true,
+    rmr: "O(N) CC (seed 000 §5, Taubenfeld); DSM: no claim",
+    safe: true,
+    notes: "coloured tokens, numbers ≤ N; the figure's lost different-colour wait restored",
+};
 
 const BLACK: i64 = 0;
 const WHITE: i64 = 1;

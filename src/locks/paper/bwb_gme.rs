@@ -35,8 +35,32 @@
 
 use std::sync::Mutex;
 
-use crate::locks::{Claims, Lock, Params};
+use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
 use crate::mem::{Home, Memory, Register};
+
+/// What the registry and `lockbench list` say of `bwb-gme`: its paper and figure, its claims.
+pub const INFO: LockInfo = LockInfo {
+    name: "bwb-gme",
+    problem: Problem::Gme,
+    source: "seed 000 Figs. 4–6 (Black and White Bakery GME)",
+    fcfs: true,
+    bounded: true,
+    rmr: "O(N) CC (seed 000 Theorem 9); DSM: no claim",
+    safe: true,
+    notes: "P1–P5 with bounded tokens (numbers ≤ N+1)",
+};
+
+/// What the registry and `lockbench list` say of `naive-bwb-gme`: its paper and figure, its claims.
+pub const NAIVE: LockInfo = LockInfo {
+    name: "naive-bwb-gme",
+    problem: Problem::Gme,
+    source: "seed 000 §6 (naive Black-White Bakery generalization)",
+    fcfs: false,
+    bounded: true,
+    rmr: "O(N) CC",
+    safe: false,
+    notes: "negative control: NOT safe (seed 000 §6 counter-example)",
+};
 
 const NONE: i64 = 0; // ⊥
 const BLACK: i64 = 1;

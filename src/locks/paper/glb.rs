@@ -9,8 +9,20 @@
 //! Sessions: the figure's sessions are positive integers with 0 meaning "none"; lockbench's
 //! session s is stored as s + 1.
 
-use crate::locks::{Claims, Lock, Params};
+use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
 use crate::mem::{Memory, Register};
+
+/// What the registry and `lockbench list` say of `glb`: its paper and figure, its claims.
+pub const INFO: LockInfo = LockInfo {
+    name: "glb",
+    problem: Problem::Gme,
+    source: "seed 000 Fig. 1 (Generalized Lamport Bakery)",
+    fcfs: true,
+    bounded: false,
+    rmr: "O(N) CC (seed 000 §3, Theorem 1); DSM: no claim",
+    safe: true,
+    notes: "P1–P5 with unbounded tokens",
+};
 
 /// Seeded mutants for `verify --mutants`, each one line of Fig. 1 changed; 0 is the algorithm.
 /// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.

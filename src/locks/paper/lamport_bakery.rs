@@ -6,8 +6,20 @@
 //! (doorway FIFO), starvation freedom; tokens grow without bound (Section 3.1 of seed 002 shows
 //! even their range is unbounded). `token = −1` means "no token", as in the figure.
 
-use crate::locks::{Claims, Lock, Params};
+use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
 use crate::mem::{Memory, Register};
+
+/// What the registry and `lockbench list` say of `lamport-bakery`: its paper and figure, its claims.
+pub const INFO: LockInfo = LockInfo {
+    name: "lamport-bakery",
+    problem: Problem::Mutex,
+    source: "seed 002 Fig. 1 (Lamport's Bakery)",
+    fcfs: true,
+    bounded: false,
+    rmr: "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
+    safe: true,
+    notes: "tokens grow without bound, and so can their range (seed 002 §3.1)",
+};
 
 /// Seeded mutants for `verify --mutants`, each one line of Fig. 1 changed; 0 is the algorithm.
 /// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.

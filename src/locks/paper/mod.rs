@@ -18,143 +18,20 @@ use lamport_bakery::LamportBakery;
 use ub_bakery::{BBakery, UbBakery};
 use zehavi::ZehaviKex;
 
-use super::{LockEntry, LockInfo, Problem};
-
-const fn paper(
-    name: &'static str,
-    problem: Problem,
-    source: &'static str,
-    fcfs: bool,
-    bounded: bool,
-    rmr: &'static str,
-    notes: &'static str,
-) -> LockInfo {
-    LockInfo {
-        name,
-        problem,
-        source,
-        fcfs,
-        bounded,
-        rmr,
-        safe: true,
-        notes,
-    }
-}
+use super::LockEntry;
 
 /// The paper algorithms, in listing order: mutual exclusion, GME, k-exclusion.
 pub fn entries() -> Vec<LockEntry> {
     vec![
-        crate::generic_entry!(
-            paper(
-                "lamport-bakery",
-                Problem::Mutex,
-                "seed 002 Fig. 1 (Lamport's Bakery)",
-                true,
-                false,
-                "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
-                "tokens grow without bound, and so can their range (seed 002 §3.1)"
-            ),
-            LamportBakery
-        ),
-        crate::generic_entry!(
-            paper(
-                "ub-bakery",
-                Problem::Mutex,
-                "seed 002 Fig. 2 (UB-Bakery)",
-                true,
-                false,
-                "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
-                "register X clusters tokens: x ≤ token ≤ x+n (Theorem 1); still unbounded"
-            ),
-            UbBakery
-        ),
-        crate::generic_entry!(
-            paper(
-                "b-bakery",
-                Problem::Mutex,
-                "seed 002 Fig. 2 + §5 (B-Bakery)",
-                true,
-                true,
-                "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
-                "tokens mod 2n−1 with the shifted max and ≺: tokens in {−1..2n−2}"
-            ),
-            BBakery
-        ),
-        crate::generic_entry!(
-            paper(
-                "bw-bakery",
-                Problem::Mutex,
-                "seed 000 Fig. 3 (Taubenfeld's Black-White Bakery)",
-                true,
-                true,
-                "O(N) CC (seed 000 §5, Taubenfeld); DSM: no claim",
-                "coloured tokens, numbers ≤ N; the figure's lost different-colour wait restored"
-            ),
-            BwBakery
-        ),
-        crate::generic_entry!(
-            paper(
-                "burns-lamport",
-                Problem::Mutex,
-                "seed 000 Fig. 2 (Burns–Lamport)",
-                false,
-                true,
-                "Ω(N²) CC worst case (seed 000 §4); DSM: no claim",
-                "one bit per process; deadlock-free, not starvation-free"
-            ),
-            BurnsLamport
-        ),
-        crate::generic_entry!(
-            paper(
-                "glb",
-                Problem::Gme,
-                "seed 000 Fig. 1 (Generalized Lamport Bakery)",
-                true,
-                false,
-                "O(N) CC (seed 000 §3, Theorem 1); DSM: no claim",
-                "P1–P5 with unbounded tokens"
-            ),
-            Glb
-        ),
-        crate::generic_entry!(
-            paper(
-                "bwb-gme",
-                Problem::Gme,
-                "seed 000 Figs. 4–6 (Black and White Bakery GME)",
-                true,
-                true,
-                "O(N) CC (seed 000 Theorem 9); DSM: no claim",
-                "P1–P5 with bounded tokens (numbers ≤ N+1)"
-            ),
-            BwbGme
-        ),
-        crate::generic_entry!(
-            LockInfo {
-                safe: false,
-                ..paper(
-                    "naive-bwb-gme",
-                    Problem::Gme,
-                    "seed 000 §6 (naive Black-White Bakery generalization)",
-                    false,
-                    true,
-                    "O(N) CC",
-                    "negative control: NOT safe (seed 000 §6 counter-example)"
-                )
-            },
-            NaiveBwbGme
-        ),
-        crate::generic_entry!(
-            paper(
-                "zehavi-kex",
-                Problem::KExclusion,
-                "seed 001 Algorithm 1 (Zehavi k-exclusion)",
-                false,
-                false,
-                "O(n) CC and DSM (Lemma 7)",
-                "FIFE, not FCFS; over an unbounded 64-bit CTS (the paper's is bounded)"
-            ),
-            ZehaviKex
-        ),
+        crate::generic_entry!(lamport_bakery::INFO, LamportBakery),
+        crate::generic_entry!(ub_bakery::UB_BAKERY, UbBakery),
+        crate::generic_entry!(ub_bakery::B_BAKERY, BBakery),
+        crate::generic_entry!(bw_bakery::INFO, BwBakery),
+        crate::generic_entry!(burns_lamport::INFO, BurnsLamport),
+        crate::generic_entry!(glb::INFO, Glb),
+        crate::generic_entry!(bwb_gme::INFO, BwbGme),
+        crate::generic_entry!(bwb_gme::NAIVE, NaiveBwbGme),
+        crate::generic_entry!(zehavi::INFO, ZehaviKex),
     ]
 }
 

@@ -11,8 +11,32 @@
 use std::marker::PhantomData;
 use std::sync::Mutex;
 
-use crate::locks::{Claims, Lock, Params};
+use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
 use crate::mem::{Home, Memory, Register};
+
+/// What the registry and `lockbench list` say of `ub-bakery`: its paper and figure, its claims.
+pub const UB_BAKERY: LockInfo = LockInfo {
+    name: "ub-bakery",
+    problem: Problem::Mutex,
+    source: "seed 002 Fig. 2 (UB-Bakery)",
+    fcfs: true,
+    bounded: false,
+    rmr: "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
+    safe: true,
+    notes: "register X clusters tokens: x ≤ token ≤ x+n (Theorem 1); still unbounded",
+};
+
+/// What the registry and `lockbench list` say of `b-bakery`: its paper and figure, its claims.
+pub const B_BAKERY: LockInfo = LockInfo {
+    name: "b-bakery",
+    problem: Problem::Mutex,
+    source: "seed 002 Fig. 2 + §5 (B-Bakery)",
+    fcfs: true,
+    bounded: true,
+    rmr: "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
+    safe: true,
+    notes: "tokens mod 2n−1 with the shifted max and ≺: tokens in {−1..2n−2}",
+};
 
 /// The arithmetic a bakery of Fig. 2 runs with.
 pub trait TokenArith: Send + Sync + 'static {

@@ -19,8 +19,20 @@
 use std::sync::Mutex;
 
 use crate::locks::paper::cts::{Timestamps, UnboundedCts};
-use crate::locks::{Claims, Lock, Params};
+use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
 use crate::mem::{Home, Memory, Register};
+
+/// What the registry and `lockbench list` say of `zehavi-kex`: its paper and figure, its claims.
+pub const INFO: LockInfo = LockInfo {
+    name: "zehavi-kex",
+    problem: Problem::KExclusion,
+    source: "seed 001 Algorithm 1 (Zehavi k-exclusion)",
+    fcfs: false,
+    bounded: false,
+    rmr: "O(n) CC and DSM (Lemma 7)",
+    safe: true,
+    notes: "FIFE, not FCFS; over an unbounded 64-bit CTS (the paper's is bounded)",
+};
 
 /// An n × n array of boolean registers, element [i][p] homed at p.
 struct Matrix<M: Memory> {

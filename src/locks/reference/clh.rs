@@ -15,8 +15,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crossbeam_utils::CachePadded;
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Lock, LockInfo, Params, Problem};
 use crate::mem::{Home, Memory, Register};
+
+/// What the registry and `lockbench list` say of `clh`: its paper and figure, its claims.
+pub const INFO: LockInfo = LockInfo {
+    name: "clh",
+    problem: Problem::Mutex,
+    source: "reference: Craig 1993, Magnusson-Landin-Hagersten 1994 (CLH queue lock)",
+    fcfs: true,
+    bounded: true,
+    rmr: "O(1) CC; unbounded DSM",
+    safe: true,
+    notes:
+        "implicit queue; a waiter spins on its predecessor's node, which migrates (remote in DSM)",
+};
 
 /// The CLH lock over memory `M`.
 pub struct Clh<M: Memory> {

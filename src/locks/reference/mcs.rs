@@ -7,8 +7,20 @@
 //! on its own `locked` flag, which its predecessor clears: O(1) RMRs per passage in CC and in
 //! DSM (the spin is on a register in the spinner's own module). FCFS by swap order.
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Lock, LockInfo, Params, Problem};
 use crate::mem::{Home, Memory, Register};
+
+/// What the registry and `lockbench list` say of `mcs`: its paper and figure, its claims.
+pub const INFO: LockInfo = LockInfo {
+    name: "mcs",
+    problem: Problem::Mutex,
+    source: "reference: Mellor-Crummey & Scott 1991 (MCS queue lock)",
+    fcfs: true,
+    bounded: true,
+    rmr: "O(1) CC and DSM",
+    safe: true,
+    notes: "queue of per-process nodes; each waiter spins on its own node (local in DSM)",
+};
 
 const NIL: i64 = 0;
 

@@ -11,70 +11,15 @@ use clh::Clh;
 use mcs::Mcs;
 use tas::{Tas, Ttas};
 
-use super::{LockEntry, LockInfo, Problem};
-
-const fn reference(
-    name: &'static str,
-    fcfs: bool,
-    rmr: &'static str,
-    source: &'static str,
-    notes: &'static str,
-) -> LockInfo {
-    LockInfo {
-        name,
-        problem: Problem::Mutex,
-        source,
-        fcfs,
-        bounded: true,
-        rmr,
-        safe: true,
-        notes,
-    }
-}
+use super::LockEntry;
 
 /// The reference entries, in listing order.
 pub fn entries() -> Vec<LockEntry> {
     vec![
-        crate::generic_entry!(
-            reference(
-                "mcs",
-                true,
-                "O(1) CC and DSM",
-                "reference: Mellor-Crummey & Scott 1991 (MCS queue lock)",
-                "queue of per-process nodes; each waiter spins on its own node (local in DSM)"
-            ),
-            Mcs
-        ),
-        crate::generic_entry!(
-            reference(
-                "clh",
-                true,
-                "O(1) CC; unbounded DSM",
-                "reference: Craig 1993, Magnusson-Landin-Hagersten 1994 (CLH queue lock)",
-                "implicit queue; a waiter spins on its predecessor's node, which migrates (remote in DSM)"
-            ),
-            Clh
-        ),
-        crate::generic_entry!(
-            reference(
-                "tas",
-                false,
-                "unbounded (CC and DSM)",
-                "reference: test-and-set spin lock",
-                "every attempt is a swap on the one lock word"
-            ),
-            Tas
-        ),
-        crate::generic_entry!(
-            reference(
-                "ttas",
-                false,
-                "unbounded (CC and DSM)",
-                "reference: test-and-test-and-set spin lock",
-                "spins reading its cached copy; swaps when the word looks free"
-            ),
-            Ttas
-        ),
+        crate::generic_entry!(mcs::INFO, Mcs),
+        crate::generic_entry!(clh::INFO, Clh),
+        crate::generic_entry!(tas::TAS, Tas),
+        crate::generic_entry!(tas::TTAS, Ttas),
     ]
 }
 

@@ -6,8 +6,32 @@
 //! once per release it sees, which still grows with the number of competing passages; in DSM
 //! every re-read is remote. Neither is FCFS; both have an empty doorway.
 
-use crate::locks::{Lock, Params};
+use crate::locks::{Lock, LockInfo, Params, Problem};
 use crate::mem::{Home, Memory, Register};
+
+/// What the registry and `lockbench list` say of `tas`: its paper and figure, its claims.
+pub const TAS: LockInfo = LockInfo {
+    name: "tas",
+    problem: Problem::Mutex,
+    source: "reference: test-and-set spin lock",
+    fcfs: false,
+    bounded: true,
+    rmr: "unbounded (CC and DSM)",
+    safe: true,
+    notes: "every attempt is a swap on the one lock word",
+};
+
+/// What the registry and `lockbench list` say of `ttas`: its paper and figure, its claims.
+pub const TTAS: LockInfo = LockInfo {
+    name: "ttas",
+    problem: Problem::Mutex,
+    source: "reference: test-and-test-and-set spin lock",
+    fcfs: false,
+    bounded: true,
+    rmr: "unbounded (CC and DSM)",
+    safe: true,
+    notes: "spins reading its cached copy; swaps when the word looks free",
+};
 
 /// Test-and-set over memory `M`.
 pub struct Tas<M: Memory> {
