@@ -9,7 +9,7 @@ use std::time::Duration;
 use crate::check::trace::{analyze, TraceReport};
 use crate::check::OracleKind;
 use crate::cli::{FidelityArgs, ListFormat, OracleArg, RunArgs, WaitArg};
-use crate::config::Limits;
+use crate::engine::options::Limits;
 use crate::error::{usage, UsageError};
 use crate::locks::{registry, LockEntry, Problem};
 use crate::mem::WaitPolicy;
@@ -826,7 +826,7 @@ fn checked_plan(opts: &RunArgs, topo: &Topology, limits: &Limits) -> Result<Plan
                     "--trace at {t} threads: the traces would not fit in the memory available; trace fewer threads"
                 ));
             }
-            if cap < crate::config::TRACE_CAPACITY {
+            if cap < crate::engine::options::TRACE_CAPACITY {
                 plan.warnings.push(format!(
                     "{t} threads: traces keep {cap} passages per thread (what fits in the memory available); later passages are not traced"
                 ));

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-pub use crate::config::RunArgs;
+pub use crate::engine::options::RunArgs;
 use crate::report::Format;
 
 /// Measures lock algorithms against their theory: speed, fairness, safety.

@@ -5,7 +5,7 @@ pub mod check;
 pub mod cli;
 pub mod cmd;
 pub mod compare;
-pub mod config;
+pub mod engine;
 pub mod error;
 pub mod hw;
 pub mod locks;

@@ -28,7 +28,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::app::{self, Hooks};
 use crate::cli::RunArgs;
-use crate::config::{Dur, Limits};
+use crate::engine::options::{Dur, Limits};
 use crate::error::UsageError;
 use crate::report::store::{now_secs, utc_stamp};
 use crate::report::RunResult;

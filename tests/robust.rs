@@ -471,14 +471,15 @@ fn two_at_a_time<T: Sync>(items: &[T], check: impl Fn(&T) + Sync) {
 /// both good and bad: no panic, and only the documented exit codes.
 #[test]
 fn random_argument_vectors_never_panic() {
-    let names: Vec<String> = lockbench::config::option_names()
+    let names: Vec<String> = lockbench::engine::options::option_names()
         .into_iter()
         .filter(|n| !matches!(n.as_str(), "out" | "config" | "version"))
         .collect();
     assert!(names.len() > 20, "{names:?}");
     // The choices clap knows for an option (its enums), so many vectors are valid runs.
-    let command =
-        <lockbench::config::RunArgs as clap::Args>::augment_args(clap::Command::new("run"));
+    let command = <lockbench::engine::options::RunArgs as clap::Args>::augment_args(
+        clap::Command::new("run"),
+    );
     let arg = |name: &str| {
         command
             .get_arguments()

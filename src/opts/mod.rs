@@ -7,6 +7,8 @@
 //! These sit at the bottom of the house, beside [`crate::error`], because every command and the
 //! engine read them and they import nothing above them.
 
+pub mod de;
+
 use std::path::PathBuf;
 
 use clap::Args;

@@ -1,0 +1,5 @@
+//! The engine: from a command's options to results. It knows nothing of the command line's
+//! parsing; the commands above call it, and it calls the registry, the runner and the reports
+//! below.
+
+pub mod options;

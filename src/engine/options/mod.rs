@@ -1,0 +1,395 @@
+//! The options of `run` (and of every point of a sweep), defined once: [`RunArgs`] is both the command line (clap derive) and
+//! the TOML config file (serde derive, keys spelled as the long options, `-` or `_`). Layering
+//! (defaults, then the file, then the command line) is [`RunArgs::layered`]; every value then
+//! passes one validation ([`RunArgs::validate`]) against one table of limits ([`Limits`]),
+//! before anything runs or is written.
+
+mod file;
+mod limits;
+mod validate;
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+
+use crate::opts::de;
+pub use crate::opts::de::Dur;
+pub use file::{example, option_names};
+pub use limits::{Limits, LINE_BYTES, MAX_PROCESSES, TRACE_CAPACITY, TRACE_RECORD_BYTES};
+
+use crate::cli::{OracleArg, WaitArg};
+use crate::report::Format;
+use crate::runner::exec::StopRule;
+use crate::runner::topology::PinMode;
+use crate::workload::{parse_duration, Mix};
+
+/// Measured time of each run in each round, by default.
+pub const DEFAULT_DURATION: &str = "200ms";
+/// Warm-up of each run, by default.
+pub const DEFAULT_WARMUP: &str = "50ms";
+/// Rounds, by default: enough for a 94% interval of each paired ratio.
+pub const DEFAULT_ROUNDS: usize = 5;
+/// Stall timeout, by default.
+pub const DEFAULT_STALL_TIMEOUT: &str = "10s";
+
+/// Where each option's value came from, so messages name what the user wrote: `--cs-lines`,
+/// or `cs-lines in FILE`.
+#[derive(Clone, Debug, Default)]
+pub struct Origin {
+    /// The config file, if any.
+    pub file: Option<PathBuf>,
+    /// Keys whose value came from the file.
+    pub from_file: BTreeSet<String>,
+}
+
+/// Options of `run`, all optional here (the defaults are applied by the accessors), on the
+/// command line as `--key value` and in a config file (`--config FILE.toml`) as `key = value`;
+/// the command line wins. This struct is the only definition of a run option: add one here,
+/// with its doc (the `--help` text), its example ([`example`]) and its limit ([`Limits`]).
+#[derive(Args, Serialize, Deserialize, Debug, Default, Clone)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RunArgs {
+    /// Locks to run: comma-separated names, or `all` (every safe lock fitting the mix).
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default, deserialize_with = "de::names")]
+    pub lock: Option<Vec<String>>,
+    /// Thread counts to run, comma-separated (default: 1 and every physical core).
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default, deserialize_with = "de::counts")]
+    pub threads: Option<Vec<usize>>,
+    /// Session mix; repeat the flag for several: single, distinct, uniform:M, hot:M:A,B,
+    /// zipf:M:S, fixed:M, rw:P (default distinct: every thread its own session).
+    #[arg(long)]
+    #[serde(default, deserialize_with = "de::mixes")]
+    pub mix: Option<Vec<Mix>>,
+    /// Build every lock for this many processes even when fewer threads run (the others stay
+    /// idle): the cost of a lock's size on an uncontended passage (default: the thread count).
+    #[arg(long)]
+    pub slots: Option<usize>,
+    /// Capacity of k-exclusion locks (default 1).
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// Busy work inside the critical section, e.g. 0, 200ns, 1us (default 0).
+    #[arg(long)]
+    pub cs: Option<Dur>,
+    /// Busy work between passages (default 0).
+    #[arg(long)]
+    pub think: Option<Dur>,
+    /// Shared cache lines read and written in each critical section (default 0).
+    #[arg(long)]
+    pub cs_lines: Option<usize>,
+    /// Measure for this long per run and round, e.g. 2s (default 200ms).
+    #[arg(long, conflicts_with = "passages")]
+    pub duration: Option<Dur>,
+    /// Instead of a duration, measure this many passages per thread.
+    #[arg(long)]
+    pub passages: Option<u64>,
+    /// Warm-up before measuring (default 50ms).
+    #[arg(long)]
+    pub warmup: Option<Dur>,
+    /// Rounds: every (lock, configuration) runs once per round, in a shuffled order, so drift
+    /// of a shared machine hits every lock alike; ratios to the baseline are paired within a
+    /// round and reported as a median with a confidence interval (default 5).
+    #[arg(long, visible_alias = "rounds")]
+    #[serde(alias = "rounds")]
+    pub repeat: Option<usize>,
+    /// Lock every other is compared with (default ticket).
+    #[arg(long)]
+    pub baseline: Option<String>,
+    /// Output format (default table).
+    #[arg(long, value_enum)]
+    #[serde(serialize_with = "de::choice")]
+    pub format: Option<Format>,
+    /// Directory results are saved under (default reports/).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// TOML file of options: the long options as keys (see bench-configs/).
+    #[arg(long)]
+    #[serde(skip)]
+    pub config: Option<PathBuf>,
+    /// Thread placement: physical cores first, logical CPUs in id order, or no pinning
+    /// (default physical).
+    #[arg(long, value_enum)]
+    #[serde(serialize_with = "de::choice")]
+    pub pin: Option<PinMode>,
+    /// Also place threads on SMT siblings (after every physical core is used).
+    #[arg(long)]
+    #[serde(default)]
+    pub smt: bool,
+    /// Allow more threads than CPUs (the wait policy then defaults to yield).
+    #[arg(long)]
+    #[serde(default)]
+    pub oversubscribe: bool,
+    /// How waiting threads wait (default spin; yield when oversubscribed).
+    #[arg(long, value_enum)]
+    #[serde(serialize_with = "de::choice")]
+    pub wait: Option<WaitArg>,
+    /// Remove the safety oracle from timed runs (as --oracle none).
+    #[arg(long, conflicts_with = "oracle")]
+    #[serde(default)]
+    pub no_check: bool,
+    /// Safety oracle: auto (the sampled self-check for mutual exclusion, counting for GME and
+    /// k-exclusion), sampled, self-check, counting or none (default auto).
+    #[arg(long, value_enum)]
+    #[serde(serialize_with = "de::choice")]
+    pub oracle: Option<OracleArg>,
+    /// Time one passage in N, chosen at random (geometric gaps, so no aliasing with periodic
+    /// hand-offs); 1 times every passage. Default: N such that timing costs at most 0.5 ns per
+    /// passage on average on this machine. Throughput is unaffected.
+    #[arg(long)]
+    pub latency_sample: Option<u64>,
+    /// Trace every passage and check FCFS, concurrent entry and FIFE from the trace.
+    #[arg(long)]
+    #[serde(default)]
+    pub trace: bool,
+    /// Counters to read: names (cycles, instructions, cache-misses, l1d-read-misses,
+    /// context-switches, task-clock, ...) or raw codes (r0443); `none` for no counters.
+    #[arg(long)]
+    pub counters: Option<String>,
+    /// Stop a run with no progress for this long and report it stalled (default 10s).
+    #[arg(long)]
+    pub stall_timeout: Option<Dur>,
+    /// Seed of the session samplers (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Run every lock on a counting memory under this RMR model (cc, cc-wb, dsm) and fill
+    /// `rmr` in every result. Slower: every access takes its register's lock; the output says
+    /// by how much.
+    #[arg(long, value_enum)]
+    #[serde(serialize_with = "de::choice")]
+    pub rmr: Option<crate::mem::Model>,
+    /// Where each value came from (not an option).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub origin: Origin,
+}
+
+impl RunArgs {
+    /// How to name option `key` to the user: `--key`, or `key in FILE` when the value came
+    /// from the config file.
+    pub fn name(&self, key: &str) -> String {
+        match &self.origin.file {
+            Some(f) if self.origin.from_file.contains(key) => {
+                format!("`{key}` in {}", f.display())
+            }
+            _ => format!("--{key}"),
+        }
+    }
+
+    /// Lock names as asked (`all` expanded later, per mix).
+    pub fn locks(&self) -> Vec<String> {
+        self.lock
+            .clone()
+            .unwrap_or_else(|| vec!["all".into()])
+            .iter()
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    /// Mixes (default distinct).
+    pub fn mixes(&self) -> Vec<Mix> {
+        self.mix.clone().unwrap_or_else(|| vec![Mix::Distinct])
+    }
+
+    /// k for k-exclusion (default 1).
+    pub fn k(&self) -> usize {
+        self.k.unwrap_or(1)
+    }
+
+    /// Critical-section busy work.
+    pub fn cs(&self) -> Duration {
+        self.cs.map_or(Duration::ZERO, |d| d.0)
+    }
+
+    /// Think-time busy work.
+    pub fn think(&self) -> Duration {
+        self.think.map_or(Duration::ZERO, |d| d.0)
+    }
+
+    /// Shared lines touched in the critical section.
+    pub fn cs_lines(&self) -> usize {
+        self.cs_lines.unwrap_or(0)
+    }
+
+    /// The stop rule: a number of passages per thread, or a duration (default 200 ms).
+    pub fn stop(&self) -> StopRule {
+        match (self.passages, self.duration) {
+            (Some(n), _) => StopRule::Passages(n),
+            (None, Some(d)) => StopRule::Duration(d.0),
+            (None, None) => StopRule::Duration(parse_duration(DEFAULT_DURATION).expect("valid")),
+        }
+    }
+
+    /// Warm-up.
+    pub fn warmup(&self) -> Duration {
+        self.warmup
+            .map_or_else(|| parse_duration(DEFAULT_WARMUP).expect("valid"), |d| d.0)
+    }
+
+    /// Rounds.
+    pub fn rounds(&self) -> usize {
+        self.repeat.unwrap_or(DEFAULT_ROUNDS)
+    }
+
+    /// Baseline lock.
+    pub fn baseline(&self) -> String {
+        self.baseline.clone().unwrap_or_else(|| "ticket".into())
+    }
+
+    /// Output format.
+    pub fn format(&self) -> Format {
+        self.format.unwrap_or(Format::Table)
+    }
+
+    /// Results root.
+    pub fn out(&self) -> PathBuf {
+        self.out.clone().unwrap_or_else(|| PathBuf::from("reports"))
+    }
+
+    /// Pinning.
+    pub fn pin(&self) -> PinMode {
+        self.pin.unwrap_or(PinMode::Physical)
+    }
+
+    /// Which oracle (`--no-check` is `--oracle none`).
+    pub fn oracle(&self) -> OracleArg {
+        if self.no_check {
+            OracleArg::None
+        } else {
+            self.oracle.unwrap_or(OracleArg::Auto)
+        }
+    }
+
+    /// Whether an oracle runs.
+    pub fn check(&self) -> bool {
+        self.oracle() != OracleArg::None
+    }
+
+    /// Stall timeout.
+    pub fn stall_timeout(&self) -> Duration {
+        self.stall_timeout.map_or_else(
+            || parse_duration(DEFAULT_STALL_TIMEOUT).expect("valid"),
+            |d| d.0,
+        )
+    }
+
+    /// Seed.
+    pub fn seed(&self) -> u64 {
+        self.seed.unwrap_or(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> Limits {
+        let mut l = Limits::detect();
+        l.threads = 64;
+        l.memory_bytes = 1 << 30;
+        l
+    }
+
+    #[test]
+    fn every_option_has_an_example() {
+        for n in option_names() {
+            if n != "config" {
+                assert!(!example(&n).is_empty(), "no example for {n}");
+                assert!(example(&n).starts_with(&format!("{n} = ")), "{n}");
+            }
+        }
+    }
+
+    #[test]
+    fn examples_parse_as_config_values() {
+        for n in option_names() {
+            if n == "config" {
+                continue;
+            }
+            let t: toml::Table = toml::from_str(example(&n)).unwrap();
+            RunArgs::deserialize(toml::Value::Table(t)).unwrap_or_else(|e| panic!("{n}: {e}"));
+        }
+    }
+
+    #[test]
+    fn limits_refuse_huge_sizes() {
+        let l = limits();
+        let mut a = RunArgs {
+            cs_lines: Some(100_000_000),
+            ..Default::default()
+        };
+        let e = a.validate(&l).unwrap_err();
+        assert!(e.0.starts_with("--cs-lines 100000000: at most"), "{e}");
+        let mut a = RunArgs {
+            threads: Some(vec![100_000]),
+            ..Default::default()
+        };
+        assert!(a.validate(&l).unwrap_err().0.contains("at most 64"));
+        let mut a = RunArgs {
+            mix: Some(vec!["zipf:1000000000:1".parse().unwrap()]),
+            ..Default::default()
+        };
+        assert!(a.validate(&l).unwrap_err().0.contains("memory"));
+        let mut a = RunArgs::default();
+        assert!(a.validate(&l).unwrap().is_empty());
+    }
+
+    #[test]
+    fn duplicates_run_once_with_a_warning() {
+        let mut a = RunArgs {
+            threads: Some(vec![1, 2, 1]),
+            mix: Some(vec![Mix::Single, Mix::Single]),
+            ..Default::default()
+        };
+        let w = a.validate(&limits()).unwrap();
+        assert_eq!(a.threads, Some(vec![1, 2]));
+        assert_eq!(a.mix, Some(vec![Mix::Single]));
+        assert_eq!(w.len(), 2, "{w:?}");
+    }
+
+    #[test]
+    fn a_stall_timeout_below_the_watchdog_poll_warns() {
+        let mut a = RunArgs {
+            stall_timeout: Some("10ms".parse().unwrap()),
+            ..Default::default()
+        };
+        let w = a.validate(&limits()).unwrap();
+        assert!(w[0].starts_with("--stall-timeout 10 ms is below"), "{w:?}");
+    }
+
+    #[test]
+    fn layering_names_the_file_and_lets_the_command_line_win() {
+        let dir = std::env::temp_dir().join(format!("lockbench-layer-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("c.toml");
+        std::fs::write(&path, "passages = 10\nk = 2\ncs_lines = 3\n").unwrap();
+        let cli = RunArgs {
+            config: Some(path.clone()),
+            duration: Some("5ms".parse().unwrap()),
+            k: Some(3),
+            ..Default::default()
+        };
+        let l = cli.layered().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(l.stop(), StopRule::Duration(Duration::from_millis(5)));
+        assert_eq!(l.k(), 3);
+        assert_eq!(l.cs_lines(), 3);
+        assert_eq!(l.name("k"), "--k");
+        assert_eq!(
+            l.name("cs-lines"),
+            format!("`cs-lines` in {}", path.display())
+        );
+    }
+
+    #[test]
+    fn trace_capacity_fits_memory() {
+        let mut l = limits();
+        assert_eq!(l.trace_capacity(1), TRACE_CAPACITY);
+        l.memory_bytes = TRACE_RECORD_BYTES * 1000;
+        assert_eq!(l.trace_capacity(10), 100);
+    }
+}
