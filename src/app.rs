@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use crate::check::trace::{analyze, TraceReport};
 use crate::check::OracleKind;
-use crate::cli::{FidelityArgs, ListFormat, OracleArg, RunArgs, WaitArg};
+use crate::cmd::fidelity::Args as FidelityArgs;
 use crate::engine::options::Limits;
+use crate::engine::options::{OracleArg, RunArgs, WaitArg};
 use crate::error::{usage, UsageError};
 use crate::locks::{registry, LockEntry, Problem};
 use crate::mem::WaitPolicy;
@@ -28,59 +29,6 @@ use crate::runner::host::Host;
 use crate::runner::topology::{PinMode, Topology};
 use crate::workload::rng::Rng;
 use crate::workload::{format_duration, parse_duration, Mix};
-
-/// `lockbench list`.
-pub fn list(format: ListFormat) -> Result<String> {
-    let infos: Vec<_> = registry().into_iter().map(|e| e.info).collect();
-    if format == ListFormat::Json {
-        return Ok(serde_json::to_string_pretty(&infos)? + "\n");
-    }
-    let rows: Vec<[String; 7]> = infos
-        .iter()
-        .map(|i| {
-            [
-                i.name.to_string(),
-                i.problem.name().to_string(),
-                if i.fcfs { "yes" } else { "no" }.to_string(),
-                if i.bounded { "yes" } else { "no" }.to_string(),
-                i.rmr.to_string(),
-                i.source.to_string(),
-                if i.safe {
-                    i.notes.to_string()
-                } else {
-                    format!("[not in `all`] {}", i.notes)
-                },
-            ]
-        })
-        .collect();
-    let headers = [
-        "lock", "problem", "fcfs", "bounded", "rmr", "source", "notes",
-    ];
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (i, c) in r.iter().enumerate().take(6) {
-            widths[i] = widths[i].max(c.chars().count());
-        }
-    }
-    let mut out = String::new();
-    let mut line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i < 6 {
-                s.push_str(&format!("{c:<w$}  ", w = widths[i]));
-            } else {
-                s.push_str(c);
-            }
-        }
-        out.push_str(s.trim_end());
-        out.push('\n');
-    };
-    line(&headers.map(String::from));
-    for r in &rows {
-        line(r);
-    }
-    Ok(out)
-}
 
 /// Looks a lock up, or says what to do.
 fn lookup(name: &str) -> Result<LockEntry, UsageError> {
@@ -1401,8 +1349,8 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
 /// `lockbench verify`: exit code 0 when no violation (or a witness found with `--witness`), 1
 /// on a violation (or a surviving non-equivalent mutant), 2 on bad input, 3 when inconclusive
 /// (no schedule completed).
-pub fn verify(args: &crate::cli::VerifyArgs) -> Result<i32> {
-    use crate::cli::VerifyFormat;
+pub fn verify(args: &crate::cmd::verify::Args) -> Result<i32> {
+    use crate::cmd::verify::VerifyFormat;
     use crate::verify::replay::ReplayContext;
     use crate::verify::{mutants, verify, SchedulerKind, SessionPlan, VerifyOptions};
     let json = args.json || args.format == VerifyFormat::Json;
@@ -1538,7 +1486,7 @@ pub fn verify(args: &crate::cli::VerifyArgs) -> Result<i32> {
 }
 
 /// `lockbench rmr`: exit code 0 when every bound checked holds, 1 otherwise.
-pub fn rmr(args: &crate::cli::RmrArgs) -> Result<i32> {
+pub fn rmr(args: &crate::cmd::rmr::Args) -> Result<i32> {
     use crate::rmr::{run_one, table, RmrOptions};
     let entries: Vec<LockEntry> = if args.lock.iter().any(|l| l == "all") {
         if args.lock.len() > 1 {
@@ -1600,7 +1548,11 @@ pub fn rmr(args: &crate::cli::RmrArgs) -> Result<i32> {
             }
         }
     }
-    if args.format == ListFormat::Json {
+    if args
+        .format
+        .pick("rmr", &[Format::Table, Format::Json], Format::Table)?
+        == Format::Json
+    {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     } else {
         print!("{}", table(&reports));

@@ -53,10 +53,7 @@ fn main() {
 fn dispatch(command: Command) -> anyhow::Result<i32> {
     use lockbench::cmd;
     match command {
-        Command::List { format } => {
-            print!("{}", cmd::list::exec(format)?);
-            Ok(0)
-        }
+        Command::List(args) => cmd::list::exec(&args),
         Command::Run(args) => cmd::run::exec(&args),
         Command::Verify(args) => cmd::verify::exec(&args),
         Command::Fidelity(args) => cmd::fidelity::exec(&args),

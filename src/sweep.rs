@@ -27,7 +27,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
 use crate::app::{self, Hooks};
-use crate::cli::RunArgs;
+use crate::engine::options::RunArgs;
 use crate::engine::options::{Dur, Limits};
 use crate::error::UsageError;
 use crate::report::store::{now_secs, utc_stamp};

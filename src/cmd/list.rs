@@ -1,3 +1,77 @@
 //! `lockbench list`: the locks with their problem, source and claims.
 
-pub use crate::app::list as exec;
+use anyhow::Result;
+use clap::Args as ClapArgs;
+
+use crate::locks::registry;
+use crate::opts::{Format, FormatOpt};
+
+/// Options of `list`.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// `--format`: table (default) or json.
+    #[command(flatten)]
+    pub format: FormatOpt,
+}
+
+/// Prints the listing.
+pub fn exec(args: &Args) -> Result<i32> {
+    let format = args
+        .format
+        .pick("list", &[Format::Table, Format::Json], Format::Table)?;
+    print!("{}", render(format)?);
+    Ok(0)
+}
+
+/// The listing in `format`.
+fn render(format: Format) -> Result<String> {
+    let infos: Vec<_> = registry().into_iter().map(|e| e.info).collect();
+    if format == Format::Json {
+        return Ok(serde_json::to_string_pretty(&infos)? + "\n");
+    }
+    let rows: Vec<[String; 7]> = infos
+        .iter()
+        .map(|i| {
+            [
+                i.name.to_string(),
+                i.problem.name().to_string(),
+                if i.fcfs { "yes" } else { "no" }.to_string(),
+                if i.bounded { "yes" } else { "no" }.to_string(),
+                i.rmr.to_string(),
+                i.source.to_string(),
+                if i.safe {
+                    i.notes.to_string()
+                } else {
+                    format!("[not in `all`] {}", i.notes)
+                },
+            ]
+        })
+        .collect();
+    let headers = [
+        "lock", "problem", "fcfs", "bounded", "rmr", "source", "notes",
+    ];
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for r in &rows {
+        for (i, c) in r.iter().enumerate().take(6) {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let mut line = |cells: &[String]| {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i < 6 {
+                s.push_str(&format!("{c:<w$}  ", w = widths[i]));
+            } else {
+                s.push_str(c);
+            }
+        }
+        out.push_str(s.trim_end());
+        out.push('\n');
+    };
+    line(&headers.map(String::from));
+    for r in &rows {
+        line(r);
+    }
+    Ok(out)
+}

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 
 use crate::opts::de;
@@ -20,7 +20,6 @@ pub use crate::opts::de::Dur;
 pub use file::{example, option_names};
 pub use limits::{Limits, LINE_BYTES, MAX_PROCESSES, TRACE_CAPACITY, TRACE_RECORD_BYTES};
 
-use crate::cli::{OracleArg, WaitArg};
 use crate::report::Format;
 use crate::runner::exec::StopRule;
 use crate::runner::topology::PinMode;
@@ -34,6 +33,37 @@ pub const DEFAULT_WARMUP: &str = "50ms";
 pub const DEFAULT_ROUNDS: usize = 5;
 /// Stall timeout, by default.
 pub const DEFAULT_STALL_TIMEOUT: &str = "10s";
+
+/// How waiting threads wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitArg {
+    /// Spin with a spin-loop hint (right when each thread has its own core).
+    Spin,
+    /// Spin a little, then yield the CPU between tries (right when oversubscribed).
+    Yield,
+}
+
+/// Which safety oracle runs check with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OracleArg {
+    /// The sampled self-check for mutual exclusion (and k = 1), the counting oracle for GME
+    /// and k-exclusion.
+    Auto,
+    /// The self-check on sampled passages (the timed ones and about one other in 256), and one
+    /// plain load of its owner word on every other: sees a passage entering while a sampled one
+    /// is inside, for almost nothing per passage. Mutual exclusion and k = 1 (GME: self-check).
+    Sampled,
+    /// Plain loads and stores in every critical section: an id (GME: the session) written on
+    /// entry and read back before exit, and a shared checksum compared at the end.
+    SelfCheck,
+    /// Atomic counts of who is inside, on a line of the oracle's own: exact, and the source of
+    /// the concurrency figures, at the cost of two atomic read-modify-writes per passage.
+    Counting,
+    /// No check (as --no-check).
+    None,
+}
 
 /// Where each option's value came from, so messages name what the user wrote: `--cs-lines`,
 /// or `cs-lines in FILE`.
