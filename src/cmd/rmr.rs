@@ -1,10 +1,12 @@
 //! `lockbench rmr`: RMRs per passage under the papers' models, on a deterministic schedule.
 
+use anyhow::Result;
 use clap::Args as ClapArgs;
 
-use crate::opts::FormatOpt;
-
-pub use crate::app::rmr as exec;
+use crate::error::UsageError;
+use crate::locks::{lookup, registry, LockEntry};
+use crate::opts::{Format, FormatOpt};
+use crate::rmr::{run_one, table, RmrOptions};
 
 /// Options of `rmr`.
 #[derive(ClapArgs, Debug)]
@@ -39,4 +41,78 @@ pub struct Args {
     /// `--format`: table (default) or json.
     #[command(flatten)]
     pub format: FormatOpt,
+}
+
+/// `lockbench rmr`: exit code 0 when every bound checked holds, 1 otherwise.
+pub fn exec(args: &Args) -> Result<i32> {
+    let entries: Vec<LockEntry> = if args.lock.iter().any(|l| l == "all") {
+        if args.lock.len() > 1 {
+            return Err(UsageError("--lock all cannot be combined with names".into()).into());
+        }
+        registry()
+            .into_iter()
+            .filter(|e| e.info.safe && e.counting.is_some())
+            .collect()
+    } else {
+        let mut v = Vec::new();
+        for name in &args.lock {
+            let e = lookup(name.trim())?;
+            if e.counting.is_none() {
+                return Err(UsageError(format!(
+                    "{name} is not written over the register abstraction, so its RMRs cannot be counted; `lockbench list` shows the locks with an RMR class"
+                ))
+                .into());
+            }
+            v.push(e);
+        }
+        v
+    };
+    let max = crate::mem::counting::MAX_PROCESSES;
+    if args.threads.is_empty() || args.threads.iter().any(|&t| t == 0 || t > max) {
+        return Err(UsageError(format!(
+            "--threads: each between 1 and {max} (e.g. --threads 4,8)"
+        ))
+        .into());
+    }
+    if args.passages == 0 {
+        return Err(UsageError("--passages must be at least 1".into()).into());
+    }
+    if args.k == 0 {
+        return Err(UsageError("--k must be at least 1".into()).into());
+    }
+    let mut reports = Vec::new();
+    let mut failed = false;
+    for e in &entries {
+        for &n in &args.threads {
+            for &model in &args.model {
+                for &schedule in &args.schedule {
+                    let mut o = RmrOptions::new(n, model, schedule);
+                    o.passages = args.passages;
+                    o.seed = args.seed;
+                    o.k = args.k;
+                    o.cs_steps = args.cs_steps;
+                    match run_one(e, &o) {
+                        Ok(r) => {
+                            failed |= r.within_bound == Some(false);
+                            reports.push(r);
+                        }
+                        Err(msg) => {
+                            eprintln!("error: {msg}");
+                            failed = true;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if args
+        .format
+        .pick("rmr", &[Format::Table, Format::Json], Format::Table)?
+        == Format::Json
+    {
+        println!("{}", serde_json::to_string_pretty(&reports)?);
+    } else {
+        print!("{}", table(&reports));
+    }
+    Ok(i32::from(failed))
 }

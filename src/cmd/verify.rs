@@ -1,8 +1,12 @@
 //! `lockbench verify`: explore interleavings of a lock on the scheduled memory.
 
+use anyhow::Result;
 use clap::Args as ClapArgs;
 
-pub use crate::app::verify as exec;
+use crate::error::{usage, UsageError};
+use crate::locks::{lookup, Problem};
+use crate::verify::replay::ReplayContext;
+use crate::verify::{mutants, verify, SchedulerKind, SessionPlan, VerifyOptions};
 
 /// Options of `verify`. Options left out take their default, or when replaying, the value the
 /// replay string carries (an option given that contradicts it is refused).
@@ -77,4 +81,150 @@ pub enum VerifyFormat {
     Text,
     /// JSON.
     Json,
+}
+
+/// `lockbench verify`: exit code 0 when no violation (or a witness found with `--witness`), 1
+/// on a violation (or a surviving non-equivalent mutant), 2 on bad input, 3 when inconclusive
+/// (no schedule completed).
+pub fn exec(args: &Args) -> Result<i32> {
+    let json = args.json || args.format == VerifyFormat::Json;
+    let (opts, lock) = options(args)?;
+
+    if let Some(sel) = &args.mutants {
+        let chosen = mutants::select(sel).map_err(UsageError)?;
+        let mut results = Vec::new();
+        for m in &chosen {
+            results.push(mutants::run(m, &opts, !args.loud).map_err(UsageError)?);
+        }
+        if json {
+            println!("{}", serde_json::to_string_pretty(&results)?);
+        } else {
+            print!("{}", mutants::table(&results));
+        }
+        let gaps = results.iter().any(|r| !r.killed && !r.equivalent);
+        return Ok(i32::from(gaps));
+    }
+
+    let Some(lock) = lock else {
+        return usage("give --lock NAME (or --replay with a replay string, or --mutants)")?;
+    };
+    let entry = match &opts.mutant {
+        Some(name) => {
+            let m = mutants::select(&format!("{lock}/{name}"))
+                .map_err(|_| UsageError(format!("malformed --replay: no mutant {lock}/{name}")))?;
+            mutants::entry(&m[0])
+        }
+        None => lookup(&lock)?,
+    };
+    if entry.info.problem == Problem::KExclusion && opts.k >= opts.threads {
+        eprintln!(
+            "warning: k = {} ≥ {} processes: k-exclusion can never be violated, so the safety check is vacuous",
+            opts.k, opts.threads
+        );
+    }
+    let report = verify(&entry, &opts, !args.loud).map_err(UsageError)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{report}");
+    }
+    Ok(report.exit_code())
+}
+
+/// `lockbench verify`: exit code 0 when no violation (or a witness found with `--witness`), 1
+/// on a violation (or a surviving non-equivalent mutant), 2 on bad input, 3 when inconclusive
+/// (no schedule completed).
+/// The exploration's options from the command line and the replay string (an option given
+/// beside `--replay` must agree with the value the string carries), and the lock named.
+fn options(args: &Args) -> Result<(VerifyOptions, Option<String>), UsageError> {
+    let ctx = match &args.replay {
+        Some(text) => Some(ReplayContext::decode(text).map_err(UsageError)?),
+        None => None,
+    };
+    if ctx.is_some() && args.mutants.is_some() {
+        return usage(
+            "--replay and --mutants exclude each other: a replay string names its mutant",
+        );
+    }
+    // An option given beside --replay must agree with the value the string carries.
+    fn agree<T: PartialEq + std::fmt::Debug>(
+        flag: &str,
+        given: Option<T>,
+        carried: Option<T>,
+    ) -> Result<Option<T>, UsageError> {
+        match (given, carried) {
+            (Some(g), Some(c)) if g != c => usage(format!(
+                "--{flag} {g:?} contradicts the replay string, recorded with {c:?}: drop --{flag} or replay with the settings it carries"
+            )),
+            (g, c) => Ok(g.or(c)),
+        }
+    }
+    let c = ctx.as_ref();
+    let lock = agree("lock", args.lock.clone(), c.map(|c| c.lock.clone()))?;
+    let threads = agree("threads", args.threads, c.map(|c| c.threads))?.unwrap_or(3);
+    let passages = agree("passages", args.passages, c.map(|c| c.passages))?;
+    let k = agree("k", args.k, c.map(|c| c.k))?;
+    let sessions = agree("sessions", args.sessions, c.map(|c| c.sessions))?;
+    let plan_name = agree(
+        "plan",
+        args.plan.map(|p| format!("{p:?}").to_lowercase()),
+        c.map(|c| c.plan.clone()),
+    )?;
+    let cs_steps = agree("cs-steps", args.cs_steps, c.map(|c| c.cs_steps))?;
+    let max_steps = agree("max-steps", args.max_steps, c.map(|c| c.max_steps))?;
+    let scheduler = args.scheduler.map(|s| format!("{s:?}").to_lowercase());
+    if let (Some(s), Some(c)) = (&scheduler, c) {
+        if s != "both" && *s != c.scheduler {
+            return usage(format!(
+                "--scheduler {s} contradicts the replay string, found by {}: drop --scheduler",
+                c.scheduler
+            ));
+        }
+    }
+    if let Some(c) = c {
+        if args.witness != c.witness && args.witness {
+            return usage("--witness contradicts the replay string, recorded without it");
+        }
+    }
+    let mut opts = VerifyOptions::new(threads);
+    if let Some(v) = args.schedules {
+        opts.schedules = v;
+    } else if args.mutants.is_some() {
+        opts.schedules = crate::verify::mutants::DEFAULT_SCHEDULES_PER_RUNG;
+    }
+    opts.seed = args.seed.unwrap_or(1);
+    opts.scheduler = args.scheduler.unwrap_or(SchedulerKind::Both);
+    if let Some(v) = passages {
+        opts.passages = v;
+    }
+    if let Some(v) = k {
+        if v == 0 {
+            return usage("--k must be at least 1");
+        }
+        opts.k = v;
+    }
+    if let Some(v) = sessions {
+        opts.sessions = v;
+    }
+    opts.plan = match plan_name.as_deref() {
+        None | Some("random") => SessionPlan::Random,
+        Some("fixed") => SessionPlan::Fixed,
+        Some(other) => return usage(format!("malformed --replay: unknown plan {other:?}")),
+    };
+    if let Some(v) = cs_steps {
+        opts.cs_steps = v;
+    }
+    if let Some(v) = args.pct_depth {
+        if v == 0 {
+            return usage("--pct-depth must be at least 1");
+        }
+        opts.pct_depth = v;
+    }
+    if let Some(v) = max_steps {
+        opts.max_steps = v;
+    }
+    opts.witness = args.witness || c.is_some_and(|c| c.witness);
+    opts.mutant = c.and_then(|c| c.mutant.clone());
+    opts.replay = args.replay.clone();
+    Ok((opts, lock))
 }

@@ -247,3 +247,15 @@ pub fn registry() -> Vec<LockEntry> {
 pub fn find(name: &str) -> Option<LockEntry> {
     registry().into_iter().find(|e| e.info.name == name)
 }
+
+/// Looks a lock up, or says what to do.
+pub fn lookup(name: &str) -> Result<LockEntry, crate::error::UsageError> {
+    registry()
+        .into_iter()
+        .find(|e| e.info.name == name)
+        .ok_or_else(|| {
+            crate::error::UsageError(format!(
+                "unknown lock {name:?}: `lockbench list` shows the names"
+            ))
+        })
+}
