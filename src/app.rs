@@ -108,7 +108,7 @@ fn plan(opts: &RunArgs, topo: &Topology) -> Result<Plan, UsageError> {
         PinMode::None => topo.logical_cpus(),
         _ => placement.len(),
     };
-    let thread_counts = opts.threads.clone().unwrap_or_else(|| {
+    let thread_counts = opts.threads.threads.clone().unwrap_or_else(|| {
         let all = if opts.smt {
             cpus_available
         } else {
@@ -1212,13 +1212,15 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
     if args.rounds == 0 {
         return Err(UsageError("--rounds must be at least 1".into()).into());
     }
-    if !matches!(args.format, Format::Table | Format::Json) {
-        return Err(UsageError("fidelity prints --format table or json".into()).into());
-    }
-    let names: Vec<String> = args
-        .lock
+    let format = args
+        .format
+        .pick("fidelity", &[Format::Table, Format::Json], Format::Table)?;
+    let out_dir = args
+        .out
+        .out
         .clone()
-        .unwrap_or_else(|| FIDELITY_LOCKS.iter().map(|s| s.to_string()).collect());
+        .unwrap_or_else(|| std::path::PathBuf::from("reports"));
+    let names: Vec<String> = args.lock.names_or(&FIDELITY_LOCKS);
     let entries = names
         .iter()
         .map(|n| lookup(n.trim()))
@@ -1233,10 +1235,13 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
     let topo = Topology::detect().context("reading the CPU topology")?;
     let placement = topo.placement(PinMode::Physical, false);
     let cores = placement.len().max(1);
-    let threads =
-        args.threads
-            .clone()
-            .unwrap_or_else(|| if cores > 1 { vec![1, cores] } else { vec![1] });
+    let threads = args.threads.threads.clone().unwrap_or_else(|| {
+        if cores > 1 {
+            vec![1, cores]
+        } else {
+            vec![1]
+        }
+    });
     if threads.is_empty() || threads.contains(&0) {
         return Err(UsageError("--threads must be at least 1 (e.g. --threads 1,2)".into()).into());
     }
@@ -1246,8 +1251,8 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
         ))
         .into());
     }
-    let store = Store::create(&args.out)
-        .map_err(|e| UsageError(format!("--out {}: {e:#}", args.out.display())))?;
+    let store = Store::create(&out_dir)
+        .map_err(|e| UsageError(format!("--out {}: {e:#}", out_dir.display())))?;
     if args.latency_sample == Some(0) {
         return Err(UsageError("--latency-sample must be at least 1 (e.g. 100)".into()).into());
     }
@@ -1288,7 +1293,7 @@ pub fn fidelity(args: &FidelityArgs) -> Result<i32> {
         }
     }
     let mut out = String::new();
-    if args.format == Format::Json {
+    if format == Format::Json {
         out = serde_json::to_string_pretty(&points)? + "\n";
     } else {
         out.push_str(&format!(

@@ -172,7 +172,9 @@ impl Point {
         };
         Ok(RunArgs {
             config: Some(base.to_path_buf()),
-            threads: self.threads.map(|t| vec![t]),
+            threads: crate::opts::ThreadsOpt {
+                threads: self.threads.map(|t| vec![t]),
+            },
             mix,
             cs: dur("cs", &self.cs)?,
             think: dur("think", &self.think)?,

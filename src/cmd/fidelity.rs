@@ -1,24 +1,22 @@
 //! `lockbench fidelity`: the harness's loop against a bare loop of the same lock.
 
-use std::path::PathBuf;
-
 use clap::Args as ClapArgs;
 
 use crate::engine::options::OracleArg;
-use crate::report::Format;
+use crate::opts::{FormatOpt, LockOpt, OutOpt, ThreadsOpt};
 
 pub use crate::app::fidelity as exec;
 
 /// Options of `fidelity`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// Locks to measure (default: parking-lot-mutex, spin-ticket, std-mutex, ticket; `noop`
+    /// `--lock`: the locks to measure (default: parking-lot-mutex, spin-ticket, std-mutex, ticket; `noop`
     /// is always added at 1 thread: the harness's cost above an empty loop).
-    #[arg(long, value_delimiter = ',')]
-    pub lock: Option<Vec<String>>,
-    /// Thread counts (default 1 and every physical core).
-    #[arg(long, value_delimiter = ',')]
-    pub threads: Option<Vec<usize>>,
+    #[command(flatten)]
+    pub lock: LockOpt,
+    /// `--threads`: the thread counts (default 1 and every physical core).
+    #[command(flatten)]
+    pub threads: ThreadsOpt,
     /// Rounds per point; each runs the bare loop and the harness once (default 7).
     #[arg(long, default_value_t = 7)]
     pub rounds: usize,
@@ -36,10 +34,10 @@ pub struct Args {
     /// one passage costs here).
     #[arg(long)]
     pub latency_sample: Option<u64>,
-    /// Output format: table or json (default table).
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: Format,
-    /// Directory the results are saved under (default reports/).
-    #[arg(long, default_value = "reports")]
-    pub out: PathBuf,
+    /// `--format`: table (default) or json.
+    #[command(flatten)]
+    pub format: FormatOpt,
+    /// `--out`: the directory the results are saved under (default reports/).
+    #[command(flatten)]
+    pub out: OutOpt,
 }

@@ -5,19 +5,19 @@ use clap::Args as ClapArgs;
 
 use crate::error::UsageError;
 use crate::locks::{lookup, registry, LockEntry};
-use crate::opts::{Format, FormatOpt};
+use crate::opts::{Format, FormatOpt, LockOpt, SeedOpt, ThreadsOpt};
 use crate::rmr::{run_one, table, RmrOptions};
 
 /// Options of `rmr`.
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// Locks: comma-separated names, or `all` (every safe lock written over the register
+    /// `--lock`: the locks (default all: every safe lock written over the register
     /// abstraction).
-    #[arg(long, value_delimiter = ',', default_value = "all")]
-    pub lock: Vec<String>,
-    /// Process counts, comma-separated (each at most 64).
-    #[arg(long, value_delimiter = ',', default_value = "4")]
-    pub threads: Vec<usize>,
+    #[command(flatten)]
+    pub lock: LockOpt,
+    /// `--threads`: process counts (default 4; each at most 64).
+    #[command(flatten)]
+    pub threads: ThreadsOpt,
     /// Models, comma-separated: cc (write-through, every write remote), cc-wb (write-back),
     /// dsm (remote unless the register's home).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "cc")]
@@ -29,9 +29,9 @@ pub struct Args {
     /// Passages per process.
     #[arg(long, default_value_t = 3)]
     pub passages: usize,
-    /// Seed of the random and PCT schedules.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// `--seed`: of the random and PCT schedules (default 1).
+    #[command(flatten)]
+    pub seed: SeedOpt,
     /// Capacity of k-exclusion locks.
     #[arg(long, default_value_t = 1)]
     pub k: usize,
@@ -45,8 +45,10 @@ pub struct Args {
 
 /// `lockbench rmr`: exit code 0 when every bound checked holds, 1 otherwise.
 pub fn exec(args: &Args) -> Result<i32> {
-    let entries: Vec<LockEntry> = if args.lock.iter().any(|l| l == "all") {
-        if args.lock.len() > 1 {
+    let locks = args.lock.names_or(&["all"]);
+    let threads = args.threads.counts_or(&[4]);
+    let entries: Vec<LockEntry> = if locks.iter().any(|l| l == "all") {
+        if locks.len() > 1 {
             return Err(UsageError("--lock all cannot be combined with names".into()).into());
         }
         registry()
@@ -55,7 +57,7 @@ pub fn exec(args: &Args) -> Result<i32> {
             .collect()
     } else {
         let mut v = Vec::new();
-        for name in &args.lock {
+        for name in &locks {
             let e = lookup(name.trim())?;
             if e.counting.is_none() {
                 return Err(UsageError(format!(
@@ -68,7 +70,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         v
     };
     let max = crate::mem::counting::MAX_PROCESSES;
-    if args.threads.is_empty() || args.threads.iter().any(|&t| t == 0 || t > max) {
+    if threads.is_empty() || threads.iter().any(|&t| t == 0 || t > max) {
         return Err(UsageError(format!(
             "--threads: each between 1 and {max} (e.g. --threads 4,8)"
         ))
@@ -83,12 +85,12 @@ pub fn exec(args: &Args) -> Result<i32> {
     let mut reports = Vec::new();
     let mut failed = false;
     for e in &entries {
-        for &n in &args.threads {
+        for &n in &threads {
             for &model in &args.model {
                 for &schedule in &args.schedule {
                     let mut o = RmrOptions::new(n, model, schedule);
                     o.passages = args.passages;
-                    o.seed = args.seed;
+                    o.seed = args.seed.get(1);
                     o.k = args.k;
                     o.cs_steps = args.cs_steps;
                     match run_one(e, &o) {

@@ -5,6 +5,7 @@ use clap::Args as ClapArgs;
 
 use crate::error::{usage, UsageError};
 use crate::locks::{lookup, Problem};
+use crate::opts::{Format, FormatOpt, LockOpt, SeedOpt, ThreadsOpt};
 use crate::verify::replay::ReplayContext;
 use crate::verify::{mutants, verify, SchedulerKind, SessionPlan, VerifyOptions};
 
@@ -12,21 +13,22 @@ use crate::verify::{mutants, verify, SchedulerKind, SessionPlan, VerifyOptions};
 /// replay string carries (an option given that contradicts it is refused).
 #[derive(ClapArgs, Debug)]
 pub struct Args {
-    /// Lock to verify (not needed with --replay, which carries it; with --mutants, the lock
-    /// whose mutants run when --mutants names none).
-    #[arg(long)]
-    pub lock: Option<String>,
-    /// Processes (default 3; with --mutants each mutant runs at its own ladder of counts).
-    #[arg(long)]
-    pub threads: Option<usize>,
+    /// `--lock`: the one lock to verify (not needed with --replay, which carries it; with
+    /// --mutants, the lock whose mutants run when --mutants names none).
+    #[command(flatten)]
+    pub lock: LockOpt,
+    /// `--threads`: one process count (default 3; with --mutants each mutant runs at its own
+    /// ladder of counts).
+    #[command(flatten)]
+    pub threads: ThreadsOpt,
     /// Schedules to explore (default 1000; with --mutants, per setting tried, default 1500:
     /// each mutant is tried at 3, 4 and 5 processes (2, 3, 4 for mutual exclusion), each with
     /// --cs-steps and with none, until killed).
     #[arg(long)]
     pub schedules: Option<usize>,
-    /// Seed of the schedulers (default 1).
-    #[arg(long)]
-    pub seed: Option<u64>,
+    /// `--seed`: of the schedulers (default 1).
+    #[command(flatten)]
+    pub seed: SeedOpt,
     /// Passages per process in each schedule (default 2).
     #[arg(long)]
     pub passages: Option<usize>,
@@ -66,28 +68,23 @@ pub struct Args {
     /// Let the scheduler print its own failure messages to stderr.
     #[arg(long)]
     pub loud: bool,
-    /// Output format: text or json.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: VerifyFormat,
+    /// `--format`: table (or text, the default) or json.
+    #[command(flatten)]
+    pub format: FormatOpt,
     /// Output as JSON (same as --format json).
     #[arg(long)]
     pub json: bool,
-}
-
-/// Formats of `verify`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum VerifyFormat {
-    /// Human-readable.
-    Text,
-    /// JSON.
-    Json,
 }
 
 /// `lockbench verify`: exit code 0 when no violation (or a witness found with `--witness`), 1
 /// on a violation (or a surviving non-equivalent mutant), 2 on bad input, 3 when inconclusive
 /// (no schedule completed).
 pub fn exec(args: &Args) -> Result<i32> {
-    let json = args.json || args.format == VerifyFormat::Json;
+    let json = args.json
+        || args
+            .format
+            .pick("verify", &[Format::Table, Format::Json], Format::Table)?
+            == Format::Json;
     let (opts, lock) = options(args)?;
 
     if let Some(sel) = &args.mutants {
@@ -160,8 +157,8 @@ fn options(args: &Args) -> Result<(VerifyOptions, Option<String>), UsageError> {
         }
     }
     let c = ctx.as_ref();
-    let lock = agree("lock", args.lock.clone(), c.map(|c| c.lock.clone()))?;
-    let threads = agree("threads", args.threads, c.map(|c| c.threads))?.unwrap_or(3);
+    let lock = agree("lock", args.lock.one("verify")?, c.map(|c| c.lock.clone()))?;
+    let threads = agree("threads", args.threads.one("verify")?, c.map(|c| c.threads))?.unwrap_or(3);
     let passages = agree("passages", args.passages, c.map(|c| c.passages))?;
     let k = agree("k", args.k, c.map(|c| c.k))?;
     let sessions = agree("sessions", args.sessions, c.map(|c| c.sessions))?;
@@ -192,7 +189,7 @@ fn options(args: &Args) -> Result<(VerifyOptions, Option<String>), UsageError> {
     } else if args.mutants.is_some() {
         opts.schedules = crate::verify::mutants::DEFAULT_SCHEDULES_PER_RUNG;
     }
-    opts.seed = args.seed.unwrap_or(1);
+    opts.seed = args.seed.get(1);
     opts.scheduler = args.scheduler.unwrap_or(SchedulerKind::Both);
     if let Some(v) = passages {
         opts.passages = v;

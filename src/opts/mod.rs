@@ -44,6 +44,66 @@ impl Format {
     }
 }
 
+/// `--lock`.
+#[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LockOpt {
+    /// Locks: comma-separated names (`lockbench list` shows them), or `all` (each command's
+    /// help says which locks `all` means and what it runs when none is given).
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default, deserialize_with = "de::names")]
+    pub lock: Option<Vec<String>>,
+}
+
+impl LockOpt {
+    /// The names given (trimmed), or `default`.
+    pub fn names_or(&self, default: &[&str]) -> Vec<String> {
+        match &self.lock {
+            Some(v) => v.iter().map(|s| s.trim().to_string()).collect(),
+            None => default.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    /// The one name a command that takes a single lock was given, if any; several are a usage
+    /// error.
+    pub fn one(&self, command: &str) -> Result<Option<String>, UsageError> {
+        match self.lock.as_deref() {
+            None => Ok(None),
+            Some([one]) => Ok(Some(one.trim().to_string())),
+            Some(_) => Err(UsageError(format!(
+                "`{command}` takes one --lock: give one name"
+            ))),
+        }
+    }
+}
+
+/// `--threads`.
+#[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ThreadsOpt {
+    /// Thread (process) counts, comma-separated (each command's help gives its default).
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default, deserialize_with = "de::counts")]
+    pub threads: Option<Vec<usize>>,
+}
+
+impl ThreadsOpt {
+    /// The counts given, or `default`.
+    pub fn counts_or(&self, default: &[usize]) -> Vec<usize> {
+        self.threads.clone().unwrap_or_else(|| default.to_vec())
+    }
+
+    /// The one count a command that runs a single process count was given, if any; several
+    /// are a usage error.
+    pub fn one(&self, command: &str) -> Result<Option<usize>, UsageError> {
+        match self.threads.as_deref() {
+            None => Ok(None),
+            Some([one]) => Ok(Some(*one)),
+            Some(_) => Err(UsageError(format!(
+                "`{command}` takes one --threads count: give one number"
+            ))),
+        }
+    }
+}
+
 /// `--format`.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FormatOpt {

@@ -20,7 +20,7 @@ pub use crate::opts::de::Dur;
 pub use file::{example, option_names};
 pub use limits::{Limits, LINE_BYTES, MAX_PROCESSES, TRACE_CAPACITY, TRACE_RECORD_BYTES};
 
-use crate::report::Format;
+use crate::opts::{Format, FormatOpt, LockOpt, OutOpt, SeedOpt, ThreadsOpt};
 use crate::runner::exec::StopRule;
 use crate::runner::topology::PinMode;
 use crate::workload::{parse_duration, Mix};
@@ -80,16 +80,18 @@ pub struct Origin {
 /// the command line wins. This struct is the only definition of a run option: add one here,
 /// with its doc (the `--help` text), its example ([`example`]) and its limit ([`Limits`]).
 #[derive(Args, Serialize, Deserialize, Debug, Default, Clone)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+// Unknown keys of a config file are refused by name before serde sees them
+// (`file::load_file`), so `deny_unknown_fields`, which flattened groups cannot take, is not needed.
+#[serde(rename_all = "kebab-case")]
 pub struct RunArgs {
-    /// Locks to run: comma-separated names, or `all` (every safe lock fitting the mix).
-    #[arg(long, value_delimiter = ',')]
-    #[serde(default, deserialize_with = "de::names")]
-    pub lock: Option<Vec<String>>,
-    /// Thread counts to run, comma-separated (default: 1 and every physical core).
-    #[arg(long, value_delimiter = ',')]
-    #[serde(default, deserialize_with = "de::counts")]
-    pub threads: Option<Vec<usize>>,
+    /// `--lock`: the locks to run (default all: every safe lock fitting the mix).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub lock: LockOpt,
+    /// `--threads`: the thread counts to run (default: 1 and every physical core).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub threads: ThreadsOpt,
     /// Session mix; repeat the flag for several: single, distinct, uniform:M, hot:M:A,B,
     /// zipf:M:S, fixed:M, rw:P (default distinct: every thread its own session).
     #[arg(long)]
@@ -129,13 +131,14 @@ pub struct RunArgs {
     /// Lock every other is compared with (default ticket).
     #[arg(long)]
     pub baseline: Option<String>,
-    /// Output format (default table).
-    #[arg(long, value_enum)]
-    #[serde(serialize_with = "de::choice")]
-    pub format: Option<Format>,
-    /// Directory results are saved under (default reports/).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    /// `--format`: table (default), json, csv or md.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub format: FormatOpt,
+    /// `--out`: the directory results are saved under (default reports/).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub out: OutOpt,
     /// TOML file of options: the long options as keys (see bench-configs/).
     #[arg(long)]
     #[serde(skip)]
@@ -182,9 +185,10 @@ pub struct RunArgs {
     /// Stop a run with no progress for this long and report it stalled (default 10s).
     #[arg(long)]
     pub stall_timeout: Option<Dur>,
-    /// Seed of the session samplers (default 1).
-    #[arg(long)]
-    pub seed: Option<u64>,
+    /// `--seed`: of the session samplers (default 1).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub seed: SeedOpt,
     /// Run every lock on a counting memory under this RMR model (cc, cc-wb, dsm) and fill
     /// `rmr` in every result. Slower: every access takes its register's lock; the output says
     /// by how much.
@@ -211,13 +215,7 @@ impl RunArgs {
 
     /// Lock names as asked (`all` expanded later, per mix).
     pub fn locks(&self) -> Vec<String> {
-        self.lock
-            .clone()
-            .unwrap_or_else(|| vec!["all".into()])
-            .iter()
-            .map(|s| s.trim().to_string())
-            .filter(|s| !s.is_empty())
-            .collect()
+        self.lock.names_or(&["all"])
     }
 
     /// Mixes (default distinct).
@@ -272,12 +270,15 @@ impl RunArgs {
 
     /// Output format.
     pub fn format(&self) -> Format {
-        self.format.unwrap_or(Format::Table)
+        self.format.format.unwrap_or(Format::Table)
     }
 
     /// Results root.
     pub fn out(&self) -> PathBuf {
-        self.out.clone().unwrap_or_else(|| PathBuf::from("reports"))
+        self.out
+            .out
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("reports"))
     }
 
     /// Pinning.
@@ -309,7 +310,7 @@ impl RunArgs {
 
     /// Seed.
     pub fn seed(&self) -> u64 {
-        self.seed.unwrap_or(1)
+        self.seed.get(1)
     }
 }
 
@@ -355,7 +356,9 @@ mod tests {
         let e = a.validate(&l).unwrap_err();
         assert!(e.0.starts_with("--cs-lines 100000000: at most"), "{e}");
         let mut a = RunArgs {
-            threads: Some(vec![100_000]),
+            threads: ThreadsOpt {
+                threads: Some(vec![100_000]),
+            },
             ..Default::default()
         };
         assert!(a.validate(&l).unwrap_err().0.contains("at most 64"));
@@ -371,12 +374,14 @@ mod tests {
     #[test]
     fn duplicates_run_once_with_a_warning() {
         let mut a = RunArgs {
-            threads: Some(vec![1, 2, 1]),
+            threads: ThreadsOpt {
+                threads: Some(vec![1, 2, 1]),
+            },
             mix: Some(vec![Mix::Single, Mix::Single]),
             ..Default::default()
         };
         let w = a.validate(&limits()).unwrap();
-        assert_eq!(a.threads, Some(vec![1, 2]));
+        assert_eq!(a.threads.threads, Some(vec![1, 2]));
         assert_eq!(a.mix, Some(vec![Mix::Single]));
         assert_eq!(w.len(), 2, "{w:?}");
     }

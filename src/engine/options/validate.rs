@@ -28,7 +28,7 @@ impl RunArgs {
                 name("lock")
             ));
         }
-        if let Some(t) = &self.threads {
+        if let Some(t) = &self.threads.threads {
             if t.is_empty() || t.contains(&0) {
                 return usage(format!(
                     "{} must be at least 1 (e.g. 1,2,4)",
@@ -216,7 +216,7 @@ impl RunArgs {
 
     /// Thread counts and mixes named twice run once, with a warning.
     fn drop_duplicates(&mut self, warnings: &mut Vec<String>) {
-        if let Some(t) = &mut self.threads {
+        if let Some(t) = &mut self.threads.threads {
             let mut seen = Vec::new();
             t.retain(|x| {
                 let dup = seen.contains(x);
