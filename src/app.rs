@@ -539,28 +539,15 @@ fn fidelity_template(
     let k = 1;
     RunSpec {
         oracle: oracle_for(OracleArg::Auto, &entry, k),
-        entry,
-        threads,
-        slots: threads,
-        k,
-        mix: Mix::Distinct,
-        cs: Duration::ZERO,
-        think: Duration::ZERO,
-        cs_lines: 0,
-        stop: StopRule::Duration(duration),
         warmup,
-        trace: false,
         latency_sample,
         timing_cost_ns,
-        trace_capacity: 0,
         cpus: (0..threads)
             .map(|t| crate::runner::topology::cpu_for(placement, t))
             .collect(),
         policy,
         counters: counters::default_specs(),
-        stall_timeout: Duration::from_secs(10),
-        seed: 1,
-        rmr: None,
+        ..RunSpec::new(entry.subject(), threads, StopRule::Duration(duration))
     }
 }
 
@@ -927,15 +914,12 @@ pub fn run_with(
                 .find(|(t, _, _)| *t == p.threads)
                 .expect("every thread count has a policy");
             let spec = RunSpec {
-                entry: p.entry.clone(),
-                threads: p.threads,
                 slots: opts.slots.unwrap_or(p.threads).max(p.threads),
                 k: opts.k(),
                 mix: p.mix.clone(),
                 cs: opts.cs(),
                 think: opts.think(),
                 cs_lines: opts.cs_lines(),
-                stop: opts.stop(),
                 warmup: opts.warmup(),
                 oracle: oracle_for(opts.oracle(), &p.entry, opts.k()),
                 trace: opts.trace,
@@ -950,6 +934,7 @@ pub fn run_with(
                 stall_timeout: opts.stall_timeout(),
                 seed: opts.seed(),
                 rmr: opts.rmr,
+                ..RunSpec::new(p.entry.subject(), p.threads, opts.stop())
             };
             (spec, oversubscribed)
         })

@@ -22,21 +22,10 @@ fn spec(
     let topo = Topology::detect().unwrap();
     let placement = topo.placement(PinMode::Physical, false);
     RunSpec {
-        entry,
-        threads,
-        slots: threads,
         k,
         mix: mix.parse::<Mix>().unwrap(),
-        cs: Duration::ZERO,
-        think: Duration::ZERO,
         cs_lines: 1,
-        stop: StopRule::Passages(passages),
-        warmup: Duration::ZERO,
         oracle: OracleKind::Counting,
-        trace: false,
-        trace_capacity: 0,
-        latency_sample: 1,
-        timing_cost_ns: None,
         cpus: (0..threads)
             .map(|t| if pinned { cpu_for(&placement, t) } else { None })
             .collect(),
@@ -48,7 +37,7 @@ fn spec(
         counters: vec![CounterSpec::TaskClock],
         stall_timeout: Duration::from_secs(20),
         seed: 7,
-        rmr: None,
+        ..RunSpec::new(entry.subject(), threads, StopRule::Passages(passages))
     }
 }
 

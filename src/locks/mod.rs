@@ -174,14 +174,6 @@ pub struct LockInfo {
 /// Builds a lock from its parameters.
 pub type Builder = fn(&Params) -> Box<dyn Lock>;
 
-/// Runs one measured repetition of a lock on native memory, with the passage loop (harness or
-/// bare) monomorphised for the lock's concrete type: no dynamic call on the hot path, so the
-/// lock's fast path inlines into the loop as it does in the lock's own benchmarks. Made by
-/// [`generic_entry!`] and [`native_entry!`] from [`crate::runner::exec::run_typed`].
-pub type Bench = fn(
-    &crate::runner::exec::RunSpec,
-    crate::runner::exec::LoopKind,
-) -> Result<crate::runner::exec::Repetition, crate::runner::exec::RunFailure>;
 /// Builds a lock on a given counting memory (RMRs under a model).
 pub type CountingBuilder = fn(&Params, CountingMemory) -> Box<dyn Lock>;
 
@@ -193,14 +185,27 @@ pub struct LockEntry {
     /// Builds the lock on native memory behind a dynamic interface (tests and tools that do
     /// not time it).
     pub native: Builder,
-    /// Runs it on native memory, monomorphised (every timed run goes through this).
-    pub bench: Bench,
+    /// Runs it on native memory, monomorphised (every timed run goes through this): the
+    /// passage loop instantiated for the lock's concrete type by [`generic_entry!`] and
+    /// [`native_entry!`] from [`crate::runner::exec::run_typed`].
+    pub bench: crate::runner::spec::Bench,
     /// Builds the same algorithm on the scheduled memory (for `verify`); `None` for locks not
     /// written over the register abstraction.
     pub scheduled: Option<Builder>,
     /// Builds the same algorithm on a counting memory (for `rmr` and `run --rmr`); `None` for
     /// locks not written over the register abstraction.
     pub counting: Option<CountingBuilder>,
+}
+
+impl LockEntry {
+    /// What the runner needs of this lock: its description, its bench, its counting build.
+    pub fn subject(&self) -> crate::runner::spec::Subject {
+        crate::runner::spec::Subject {
+            info: self.info.clone(),
+            bench: self.bench,
+            counting: self.counting,
+        }
+    }
 }
 
 /// Makes a [`LockEntry`] for an algorithm written over the register abstraction: a type

@@ -2,7 +2,7 @@
 //! passage loop (think → enter(session) → critical section → exit), the oracle and a watchdog.
 //!
 //! The passage loop is generic over the lock's concrete type (the registry's
-//! [`Bench`](crate::locks::Bench) function instantiates [`run_typed`] per lock), over the
+//! [`Bench`] function instantiates [`run_typed`] per lock), over the
 //! safety checker and over tracing, so each combination compiles to its own loop with the
 //! lock's fast path inlined and nothing in it that the run did not ask for. Per passage, a
 //! default run adds a relaxed load of the phase flag, a session draw, the self-checking
@@ -21,199 +21,20 @@ use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use crossbeam_utils::CachePadded;
-use hdrhistogram::Histogram;
 use quanta::Clock;
 
 use crate::check::trace::TraceRecord;
 use crate::check::{Entry, Oracle, OracleKind, SelfCheck};
-use crate::locks::{Lock, LockEntry, Params};
-use crate::mem::counting::RmrSummary;
-use crate::mem::{Aborted, CountingMemory, Model, Section, WaitPolicy};
-use crate::metrics::counters::{CounterSample, CounterSpec, ThreadCounters};
-use crate::metrics::latency::{ticks_histogram, SampleGaps};
+use crate::locks::{Lock, Params};
+use crate::mem::{Aborted, CountingMemory, Section};
+use crate::metrics::counters::{CounterSample, ThreadCounters};
+use crate::metrics::latency::SampleGaps;
+pub use crate::runner::spec::{
+    Bench, Latencies, LoopKind, Repetition, RunFailure, RunSpec, StopRule, Subject, ThreadOutcome,
+};
 use crate::runner::topology::pin_current_thread;
 use crate::workload::rng::Rng;
-use crate::workload::{Delay, Mix, Sampler, SharedLines};
-
-/// When a run stops.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StopRule {
-    /// After this long (after the warm-up).
-    Duration(Duration),
-    /// After each thread completed this many measured passages.
-    Passages(u64),
-}
-
-/// Which loop a repetition runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LoopKind {
-    /// The harness's passage loop: workload, oracle, sampled latencies, counters, traces.
-    Harness,
-    /// `enter; exit` and a count, nothing else (needs a [`StopRule::Duration`]).
-    Bare,
-}
-
-/// Everything one run needs.
-#[derive(Clone)]
-pub struct RunSpec {
-    /// The lock.
-    pub entry: LockEntry,
-    /// Number of threads; they act as processes 0..threads.
-    pub threads: usize,
-    /// Processes the lock is built for (at least `threads`): with more slots than threads, the
-    /// extra processes stay idle, which shows what a lock's size costs an uncontended passage.
-    pub slots: usize,
-    /// Capacity for k-exclusion locks.
-    pub k: usize,
-    /// Which session each request asks for.
-    pub mix: Mix,
-    /// Busy work inside the critical section.
-    pub cs: Duration,
-    /// Busy work between passages.
-    pub think: Duration,
-    /// Shared cache lines read and written in every critical section.
-    pub cs_lines: usize,
-    /// When to stop.
-    pub stop: StopRule,
-    /// Warm-up before measuring (excluded from every figure).
-    pub warmup: Duration,
-    /// The safety oracle (a trace with the self-check records with the counting oracle, which
-    /// knows how many are inside).
-    pub oracle: OracleKind,
-    /// Record a trace of every passage (doorway start/end, CS enter/exit).
-    pub trace: bool,
-    /// Time one passage in this many on average, chosen at random (geometric gaps); 1 times
-    /// every passage. Throughput is unaffected. Traces time every passage.
-    pub latency_sample: u64,
-    /// What timing one passage costs, ns, when `latency_sample` is the default rate: each
-    /// thread then times fewer passages where its own passage is so short that timing would
-    /// take more than [`TIMING_SHARE`] of it (see [`adapted_latency_sample`]). `None`: the rate
-    /// was asked for and is kept.
-    pub timing_cost_ns: Option<f64>,
-    /// Most passages traced per thread.
-    pub trace_capacity: usize,
-    /// CPU of each thread (`None`: not pinned).
-    pub cpus: Vec<Option<usize>>,
-    /// How waiting threads wait.
-    pub policy: WaitPolicy,
-    /// Counters to read in every worker.
-    pub counters: Vec<CounterSpec>,
-    /// A run with no passage completed for this long is stopped as stalled.
-    pub stall_timeout: Duration,
-    /// Seed of the session samplers and of latency sampling.
-    pub seed: u64,
-    /// Run on a counting memory under this RMR model (slower; fills `Repetition::rmr`).
-    pub rmr: Option<Model>,
-}
-
-impl RunSpec {
-    /// The oracle this spec's run actually uses (see [`RunSpec::oracle`]).
-    pub fn effective_oracle(&self) -> OracleKind {
-        let o = self.oracle.for_lock(self.entry.info.problem, self.k);
-        if self.trace && matches!(o, OracleKind::SelfCheck | OracleKind::Sampled) {
-            OracleKind::Counting
-        } else {
-            o
-        }
-    }
-}
-
-/// One thread's share of a repetition.
-#[derive(Clone, Debug)]
-pub struct ThreadOutcome {
-    /// CPU it was pinned to, if any.
-    pub cpu: Option<usize>,
-    /// Why pinning failed, if it did.
-    pub pin_error: Option<String>,
-    /// Measured passages.
-    pub passages: u64,
-    /// Measured window, ns.
-    pub window_ns: f64,
-    /// Window start and end (clock ticks).
-    pub window: (u64, u64),
-}
-
-/// Sampled latency histograms (clock ticks), merged over threads.
-pub struct Latencies {
-    /// Entry latency: request → inside.
-    pub entry: Histogram<u64>,
-    /// Whole passage: request to the same thread's next request.
-    pub passage: Histogram<u64>,
-    /// Exit latency: the exit section, start to end (bounded exit, P3).
-    pub exit: Histogram<u64>,
-}
-
-impl Latencies {
-    fn new(ns_per_tick: f64) -> Self {
-        Latencies {
-            entry: ticks_histogram(ns_per_tick),
-            passage: ticks_histogram(ns_per_tick),
-            exit: ticks_histogram(ns_per_tick),
-        }
-    }
-
-    fn reset(&mut self) {
-        self.entry.reset();
-        self.passage.reset();
-        self.exit.reset();
-    }
-
-    /// Adds `other`'s samples.
-    pub fn add(&mut self, other: &Latencies) {
-        self.entry.add(&other.entry).expect("same bounds");
-        self.passage.add(&other.passage).expect("same bounds");
-        self.exit.add(&other.exit).expect("same bounds");
-    }
-}
-
-/// The raw outcome of one repetition.
-pub struct Repetition {
-    /// Which loop ran.
-    pub kind: LoopKind,
-    /// Per thread.
-    pub threads: Vec<ThreadOutcome>,
-    /// Sampled latencies (taken out by whoever aggregates repetitions, to keep them small).
-    pub latency: Option<Latencies>,
-    /// Measured passages of all threads.
-    pub passages: u64,
-    /// Wall-clock measured window: first thread's start to last thread's end, ns.
-    pub window_ns: f64,
-    /// Passages per second over that window.
-    pub throughput_per_sec: f64,
-    /// The oracle that ran.
-    pub oracle: OracleKind,
-    /// Mean and max processes inside together as the counting oracle saw them at entries (None
-    /// with another oracle).
-    pub inside: Option<(f64, u64)>,
-    /// Safety violations the oracle saw.
-    pub violations: u64,
-    /// Failed register-invariant checks (the lock's own bounds) and the first message.
-    pub invariant_failures: u64,
-    /// The first invariant failure.
-    pub invariant_example: Option<String>,
-    /// Counter samples, one vector per thread.
-    pub counters: Vec<Vec<CounterSample>>,
-    /// Why the run was stopped early, when it stalled.
-    pub stalled: Option<String>,
-    /// Trace records of all threads, and whether a buffer filled.
-    pub trace: Option<(Vec<TraceRecord>, bool)>,
-    /// Nanoseconds per clock tick.
-    pub ns_per_tick: f64,
-    /// RMRs of the measured passages (`rmr` set in the spec).
-    pub rmr: Option<RmrSummary>,
-}
-
-/// A run that could not be carried out.
-#[derive(Debug)]
-pub struct RunFailure(pub String);
-
-impl std::fmt::Display for RunFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for RunFailure {}
+use crate::workload::{Delay, Sampler, SharedLines};
 
 /// How often the watchdog looks at progress (and at the phase's deadline).
 pub const WATCHDOG_POLL: Duration = Duration::from_millis(20);
@@ -335,12 +156,12 @@ pub fn ns_per_tick(clock: &Clock) -> f64 {
 /// counted; the result carries the RMRs).
 pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
     let Some(model) = spec.rmr else {
-        return (spec.entry.bench)(spec, LoopKind::Harness);
+        return (spec.lock.bench)(spec, LoopKind::Harness);
     };
-    let Some(build) = spec.entry.counting else {
+    let Some(build) = spec.lock.counting else {
         return Err(RunFailure(format!(
             "{} is not written over the register abstraction: its RMRs cannot be counted",
-            spec.entry.info.name
+            spec.lock.info.name
         )));
     };
     let made = std::sync::OnceLock::new();
@@ -409,7 +230,7 @@ impl Lock for Counted {
 }
 
 /// Runs one repetition of `spec` with the lock `build` makes: the body of every registry
-/// entry's [`Bench`](crate::locks::Bench) function, instantiated once per lock type.
+/// entry's [`Bench`] function, instantiated once per lock type.
 pub fn run_typed<L, B>(spec: &RunSpec, kind: LoopKind, build: B) -> Result<Repetition, RunFailure>
 where
     L: Lock + 'static,
@@ -428,8 +249,8 @@ where
         spec: spec.clone(),
         lock: CachePadded::new(lock),
         guards: Guards {
-            counting: Oracle::new(spec.entry.info.problem, spec.k),
-            self_check: SelfCheck::new(spec.entry.info.problem),
+            counting: Oracle::new(spec.lock.info.problem, spec.k),
+            self_check: SelfCheck::new(spec.lock.info.problem),
         },
         ns_per_tick: ns_per_tick(&clock),
         clock,
@@ -568,7 +389,7 @@ where
     if let Some(msg) = outs.iter().find_map(|o| o.panic.clone()) {
         return Err(RunFailure(format!(
             "{}: a worker panicked: {msg}",
-            spec.entry.info.name
+            spec.lock.info.name
         )));
     }
     if stalled.is_none() && outs.iter().any(|o| o.aborted) {
@@ -1410,29 +1231,12 @@ mod tests {
         }
     }
 
-    fn spec(entry: LockEntry, threads: usize, stop: StopRule) -> RunSpec {
+    fn spec(lock: Subject, threads: usize, stop: StopRule) -> RunSpec {
         RunSpec {
-            entry,
-            threads,
-            slots: threads,
-            k: 1,
-            mix: "distinct".parse().unwrap(),
             cs: Duration::from_micros(2),
-            think: Duration::ZERO,
-            cs_lines: 0,
-            stop,
-            warmup: Duration::ZERO,
             oracle: OracleKind::Counting,
-            trace: false,
-            trace_capacity: 0,
-            latency_sample: 1,
-            timing_cost_ns: None,
-            cpus: vec![None; threads],
-            policy: WaitPolicy::YIELD,
-            counters: Vec::new(),
             stall_timeout: Duration::from_millis(300),
-            seed: 1,
-            rmr: None,
+            ..RunSpec::new(lock, threads, stop)
         }
     }
 
@@ -1463,12 +1267,10 @@ mod tests {
         fn exit(&self, _p: usize, _s: usize) {}
     }
 
-    fn admit_all(problem: Problem) -> LockEntry {
-        LockEntry {
+    fn admit_all(problem: Problem) -> Subject {
+        Subject {
             info: info("admit-all", problem),
-            native: |_| Box::new(AdmitAll),
             bench: |s, kind| run_typed(s, kind, |_| AdmitAll),
-            scheduled: None,
             counting: None,
         }
     }
@@ -1598,7 +1400,7 @@ mod tests {
 
     #[test]
     fn self_check_passes_a_correct_lock() {
-        let entry = crate::locks::find("ticket").unwrap();
+        let entry = crate::locks::find("ticket").unwrap().subject();
         let mut s = spec(entry, 2, StopRule::Passages(20_000));
         s.oracle = OracleKind::SelfCheck;
         s.cs = Duration::ZERO;
@@ -1610,17 +1412,17 @@ mod tests {
 
     #[test]
     fn bare_loop_counts_and_checks_nothing() {
-        let entry = crate::locks::find("ticket").unwrap();
+        let entry = crate::locks::find("ticket").unwrap().subject();
         let mut s = spec(entry, 2, StopRule::Duration(Duration::from_millis(100)));
         s.warmup = Duration::from_millis(20);
-        let r = (s.entry.bench)(&s, LoopKind::Bare).unwrap();
+        let r = (s.lock.bench)(&s, LoopKind::Bare).unwrap();
         assert_eq!(r.kind, LoopKind::Bare);
         assert_eq!(r.oracle, OracleKind::None);
         assert!(r.passages > 0 && r.throughput_per_sec > 0.0);
         assert!(r.latency.unwrap().entry.is_empty(), "nothing timed");
         assert!(r.threads.iter().all(|t| t.window.1 > t.window.0));
         s.stop = StopRule::Passages(10);
-        assert!((s.entry.bench)(&s, LoopKind::Bare).is_err());
+        assert!((s.lock.bench)(&s, LoopKind::Bare).is_err());
     }
 
     #[test]
@@ -1630,11 +1432,9 @@ mod tests {
             let reg = mem.register(Home::Shared, 0);
             NeverAdmits(mem, reg)
         }
-        let entry = LockEntry {
+        let entry = Subject {
             info: info("never", Problem::Mutex),
-            native: |p| Box::new(never(p)),
             bench: |s, kind| run_typed(s, kind, never),
-            scheduled: None,
             counting: None,
         };
         let started = Instant::now();
@@ -1656,11 +1456,9 @@ mod tests {
 
     #[test]
     fn watchdog_leaves_behind_threads_it_cannot_reach() {
-        let entry = LockEntry {
+        let entry = Subject {
             info: info("parks", Problem::Mutex),
-            native: |_| Box::new(ParksForever),
             bench: |s, kind| run_typed(s, kind, |_| ParksForever),
-            scheduled: None,
             counting: None,
         };
         let r = run_once(&spec(entry, 1, StopRule::Duration(Duration::from_secs(60)))).unwrap();
@@ -1670,7 +1468,7 @@ mod tests {
 
     #[test]
     fn passages_rule_counts_exactly() {
-        let entry = crate::locks::find("ticket").unwrap();
+        let entry = crate::locks::find("ticket").unwrap().subject();
         let r = run_once(&spec(entry, 2, StopRule::Passages(700))).unwrap();
         assert_eq!(r.passages, 1400);
         assert_eq!(r.violations, 0);
@@ -1687,7 +1485,7 @@ mod tests {
 
     #[test]
     fn trace_records_every_measured_passage_in_order() {
-        let entry = crate::locks::find("ticket").unwrap();
+        let entry = crate::locks::find("ticket").unwrap().subject();
         let mut s = spec(entry, 2, StopRule::Passages(300));
         s.trace = true;
         s.trace_capacity = 1000;
@@ -1706,7 +1504,7 @@ mod tests {
 
     #[test]
     fn sampled_latency_times_one_passage_in_n_at_random() {
-        let entry = crate::locks::find("ticket").unwrap();
+        let entry = crate::locks::find("ticket").unwrap().subject();
         let mut s = spec(entry, 2, StopRule::Passages(8000));
         s.latency_sample = 8;
         let r = run_once(&s).unwrap();
@@ -1753,7 +1551,7 @@ mod tests {
 
     #[test]
     fn default_sampling_adapts_after_the_warm_up_and_a_given_rate_does_not() {
-        let entry = crate::locks::find("ticket").unwrap();
+        let entry = crate::locks::find("ticket").unwrap().subject();
         let mut s = spec(entry, 1, StopRule::Passages(4_000_000));
         s.cs = Duration::ZERO;
         s.warmup = Duration::from_millis(20);
@@ -1775,7 +1573,7 @@ mod tests {
     #[test]
     fn sampled_self_check_passes_a_correct_lock_and_keeps_its_sum() {
         for threads in [1, 2] {
-            let entry = crate::locks::find("ticket").unwrap();
+            let entry = crate::locks::find("ticket").unwrap().subject();
             let mut s = spec(entry, threads, StopRule::Passages(50_000));
             s.oracle = OracleKind::Sampled;
             s.latency_sample = 8;

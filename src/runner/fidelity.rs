@@ -43,7 +43,7 @@ pub struct FidelityPoint {
 /// Runs `template` (its lock, threads, workload and settings; the stop rule must be a
 /// duration) `rounds` times in both loops, alternating which goes first.
 pub fn measure(template: &RunSpec, rounds: usize) -> Result<FidelityPoint, RunFailure> {
-    let name = template.entry.info.name;
+    let name = template.lock.info.name;
     let (mut bare, mut harness, mut ratios, mut added) = (vec![], vec![], vec![], vec![]);
     for round in 0..rounds.max(1) {
         let order = if round % 2 == 0 {
@@ -53,7 +53,7 @@ pub fn measure(template: &RunSpec, rounds: usize) -> Result<FidelityPoint, RunFa
         };
         let mut tp = [0.0f64; 2];
         for kind in order {
-            let rep = (template.entry.bench)(template, kind)?;
+            let rep = (template.lock.bench)(template, kind)?;
             if let Some(why) = rep.stalled {
                 return Err(RunFailure(format!("{name}: {why}")));
             }
@@ -103,27 +103,15 @@ mod tests {
     #[test]
     fn measures_both_loops_in_every_round() {
         let spec = RunSpec {
-            entry: crate::locks::find("ticket").unwrap(),
-            threads: 1,
-            slots: 1,
-            k: 1,
-            mix: "distinct".parse().unwrap(),
-            cs: Duration::ZERO,
-            think: Duration::ZERO,
-            cs_lines: 0,
-            stop: StopRule::Duration(Duration::from_millis(30)),
             warmup: Duration::from_millis(5),
             oracle: OracleKind::SelfCheck,
-            trace: false,
             latency_sample: 64,
-            timing_cost_ns: None,
-            trace_capacity: 0,
-            cpus: vec![None],
             policy: WaitPolicy::Spin,
-            counters: Vec::new(),
-            stall_timeout: Duration::from_secs(10),
-            seed: 1,
-            rmr: None,
+            ..RunSpec::new(
+                crate::locks::find("ticket").unwrap().subject(),
+                1,
+                StopRule::Duration(Duration::from_millis(30)),
+            )
         };
         let f = measure(&spec, 3).unwrap();
         assert_eq!((f.lock.as_str(), f.threads, f.rounds), ("ticket", 1, 3));

@@ -3,6 +3,7 @@
 pub mod exec;
 pub mod fidelity;
 pub mod host;
+pub mod spec;
 pub mod topology;
 
 use std::sync::Once;
