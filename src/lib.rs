@@ -13,6 +13,7 @@ pub mod mem;
 pub mod metrics;
 pub mod mp;
 pub mod opts;
+pub mod registry;
 pub mod report;
 pub mod rmr;
 pub mod runner;

@@ -4,9 +4,10 @@
 use std::time::Duration;
 
 use lockbench::check::OracleKind;
-use lockbench::locks::{registry, LockEntry, Problem};
+use lockbench::locks::Problem;
 use lockbench::mem::WaitPolicy;
 use lockbench::metrics::counters::CounterSpec;
+use lockbench::registry::{registry, LockEntry};
 use lockbench::runner::exec::{run_once, RunSpec, StopRule};
 use lockbench::runner::topology::{cpu_for, PinMode, Topology};
 use lockbench::workload::Mix;

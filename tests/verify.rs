@@ -2,8 +2,9 @@
 //! failing schedule replays. Seeds are drawn per run (set `LOCKBENCH_SEED` to fix one); every
 //! assertion message carries the seed.
 
-use lockbench::locks::{find, registry, Lock, LockEntry, LockInfo, Params, Problem};
+use lockbench::locks::{Lock, LockInfo, Params, Problem};
 use lockbench::mem::{Home, Memory, Register, ScheduledMemory};
+use lockbench::registry::{find, registry, LockEntry};
 use lockbench::verify::{verify, Outcome, SchedulerKind, SessionPlan, VerifyOptions};
 
 /// The seed of this test run: `LOCKBENCH_SEED`, or drawn from the clock.

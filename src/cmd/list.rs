@@ -3,8 +3,8 @@
 use anyhow::Result;
 use clap::Args as ClapArgs;
 
-use crate::locks::registry;
 use crate::opts::{Format, FormatOpt};
+use crate::registry::registry;
 
 /// Options of `list`.
 #[derive(ClapArgs, Debug)]

@@ -4,8 +4,8 @@ use anyhow::Result;
 use clap::Args as ClapArgs;
 
 use crate::error::UsageError;
-use crate::locks::{lookup, registry, LockEntry};
 use crate::opts::{Format, FormatOpt, LockOpt, SeedOpt, ThreadsOpt};
+use crate::registry::{lookup, registry, LockEntry};
 use crate::rmr::{run_one, table, RmrOptions};
 
 /// Options of `rmr`.

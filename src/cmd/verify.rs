@@ -4,8 +4,9 @@ use anyhow::Result;
 use clap::Args as ClapArgs;
 
 use crate::error::{usage, UsageError};
-use crate::locks::{lookup, Problem};
+use crate::locks::Problem;
 use crate::opts::{Format, FormatOpt, LockOpt, SeedOpt, ThreadsOpt};
+use crate::registry::lookup;
 use crate::verify::replay::ReplayContext;
 use crate::verify::{mutants, verify, SchedulerKind, SessionPlan, VerifyOptions};
 

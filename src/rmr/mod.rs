@@ -16,12 +16,13 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use crate::locks::{Lock, LockEntry, Params, Problem};
+use crate::locks::{Lock, Params, Problem};
 use crate::mem::counting::RmrSummary;
 use crate::mem::gate::{
     Cut, Gate, Goal, Greedy, Pct, Random, RoundRobin, Schedule, Script, SplitMix,
 };
 use crate::mem::{CountingMemory, Model, Section, WaitPolicy};
+use crate::registry::LockEntry;
 
 pub use bounds::{Bound, Direction};
 

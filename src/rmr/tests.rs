@@ -1,7 +1,7 @@
 //! The papers' RMR claims, reproduced on exact schedules.
 
 use super::*;
-use crate::locks::find;
+use crate::registry::find;
 
 fn run(name: &str, n: usize, model: Model, schedule: ScheduleKind) -> RmrReport {
     let mut o = RmrOptions::new(n, model, schedule);
@@ -11,7 +11,7 @@ fn run(name: &str, n: usize, model: Model, schedule: ScheduleKind) -> RmrReport 
 
 #[test]
 fn smoke_every_counted_lock_runs() {
-    for e in crate::locks::registry() {
+    for e in crate::registry::registry() {
         if e.counting.is_none() || !e.info.safe {
             continue;
         }

@@ -108,7 +108,7 @@ mod tests {
             latency_sample: 64,
             policy: WaitPolicy::Spin,
             ..RunSpec::new(
-                crate::locks::find("ticket").unwrap().subject(),
+                crate::registry::find("ticket").unwrap().subject(),
                 1,
                 StopRule::Duration(Duration::from_millis(30)),
             )

@@ -28,11 +28,12 @@ use shuttle::rand::RngCore;
 use shuttle::scheduler::{PctScheduler, RandomScheduler, ReplayScheduler, Scheduler};
 use shuttle::{Config, FailurePersistence, MaxSteps, Runner};
 
-use crate::locks::{Builder, Lock, LockEntry, Params, Problem};
+use crate::locks::{Builder, Lock, Params, Problem};
 use crate::mem::scheduled::{
     process_done, set_mark_observer, set_observer, set_wait_observer, track_deadlocks,
 };
 use crate::mem::WaitPolicy;
+use crate::registry::LockEntry;
 use monitor::{Broken, Monitor};
 use replay::ReplayContext;
 

@@ -16,8 +16,9 @@ use serde::Serialize;
 
 use crate::locks::paper::{burns_lamport, bw_bakery, bwb_gme, glb, lamport_bakery, ub_bakery};
 use crate::locks::paper::{cts::UnboundedCts, zehavi};
-use crate::locks::{find, Builder, LockEntry};
+use crate::locks::Builder;
 use crate::mem::ScheduledMemory;
+use crate::registry::{find, LockEntry};
 
 use super::{verify, Outcome, VerifyOptions};
 

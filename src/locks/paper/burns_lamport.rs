@@ -106,12 +106,4 @@ impl<M: Memory, const MUT: u8> Lock for BurnsLamportLock<M, MUT> {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::locks::paper::assert_safe_under_schedules;
-
-    #[test]
-    fn safe_under_explored_schedules() {
-        assert_safe_under_schedules("burns-lamport", 3, 500);
-        assert_safe_under_schedules("burns-lamport", 4, 200);
-    }
-}
+mod tests {}

@@ -168,12 +168,4 @@ impl<M: Memory, const MUT: u8> Lock for BwBakeryLock<M, MUT> {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::locks::paper::assert_safe_under_schedules;
-
-    #[test]
-    fn safe_under_explored_schedules() {
-        assert_safe_under_schedules("bw-bakery", 3, 500);
-        assert_safe_under_schedules("bw-bakery", 4, 200);
-    }
-}
+mod tests {}

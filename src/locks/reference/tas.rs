@@ -107,12 +107,4 @@ impl<M: Memory> Lock for Ttas<M> {
 }
 
 #[cfg(test)]
-mod tests {
-    #[test]
-    fn safe_under_explored_schedules() {
-        for name in ["tas", "ttas"] {
-            super::super::assert_safe(name, 3, 500);
-            super::super::assert_safe(name, 4, 200);
-        }
-    }
-}
+mod tests {}
