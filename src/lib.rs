@@ -1,6 +1,5 @@
 //! lockbench: measures lock algorithms against their theory.
 
-pub mod app;
 pub mod check;
 pub mod cli;
 pub mod cmd;

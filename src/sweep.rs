@@ -26,9 +26,10 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
-use crate::app::{self, Hooks};
 use crate::engine::options::RunArgs;
 use crate::engine::options::{Dur, Limits};
+use crate::engine::plan::planned_repetitions;
+use crate::engine::rounds::{run_with, Hooks};
 use crate::error::UsageError;
 use crate::report::store::{now_secs, utc_stamp};
 use crate::report::RunResult;
@@ -437,12 +438,11 @@ fn validate<'a>(sweep: &'a Sweep, base: &Path, limits: &Limits) -> Result<Vec<Po
         let at = |e: UsageError| UsageError(format!("sweep point {}: {e}", p.id()));
         let mut opts = p.run_args(base).and_then(|a| a.layered()).map_err(at)?;
         let warnings = opts.validate(limits).map_err(at)?;
-        let reps = app::planned_repetitions(&opts, limits).map_err(|e| {
-            match e.downcast::<UsageError>() {
+        let reps =
+            planned_repetitions(&opts, limits).map_err(|e| match e.downcast::<UsageError>() {
                 Ok(u) => anyhow::Error::new(at(u)),
                 Err(e) => e,
-            }
-        })?;
+            })?;
         plans.push((p, opts, warnings, reps));
     }
     Ok(plans)
@@ -583,7 +583,7 @@ pub fn run(args: &SweepArgs) -> Result<i32> {
             bar.set_position((before + d) as u64);
             bar.set_message(format!("{head} — {what}"));
         };
-        let outcome = app::run_with(
+        let outcome = run_with(
             opts,
             warnings.clone(),
             &limits,

@@ -2,10 +2,19 @@
 
 use clap::Args as ClapArgs;
 
-use crate::engine::options::OracleArg;
-use crate::opts::{FormatOpt, LockOpt, OutOpt, ThreadsOpt};
+use anyhow::{Context, Result};
 
-pub use crate::app::fidelity as exec;
+use crate::engine::fidelity::{default_sampling, measure_all, FidelityPlan, FIDELITY_LOCKS};
+use crate::engine::options::OracleArg;
+use crate::error::UsageError;
+use crate::locks::Problem;
+use crate::opts::{Format, FormatOpt, LockOpt, OutOpt, ThreadsOpt};
+use crate::registry::lookup;
+use crate::report::rate;
+use crate::report::store::Store;
+use crate::runner::fidelity::FidelityPoint;
+use crate::runner::topology::{PinMode, Topology};
+use crate::workload::{format_duration, parse_duration};
 
 /// Options of `fidelity`.
 #[derive(ClapArgs, Debug)]
@@ -40,4 +49,139 @@ pub struct Args {
     /// `--out`: the directory the results are saved under (default reports/).
     #[command(flatten)]
     pub out: OutOpt,
+}
+
+/// `lockbench fidelity`: harness against bare loop, interleaved, per lock and thread count.
+pub fn exec(args: &Args) -> Result<i32> {
+    let duration = parse_duration(&args.duration)
+        .map_err(|e| UsageError(format!("--duration {:?}: {e}", args.duration)))?;
+    let warmup = parse_duration(&args.warmup)
+        .map_err(|e| UsageError(format!("--warmup {:?}: {e}", args.warmup)))?;
+    if duration.is_zero() {
+        return Err(UsageError("--duration must be longer than 0 (e.g. 200ms)".into()).into());
+    }
+    if args.rounds == 0 {
+        return Err(UsageError("--rounds must be at least 1".into()).into());
+    }
+    let format = args
+        .format
+        .pick("fidelity", &[Format::Table, Format::Json], Format::Table)?;
+    let out_dir = args
+        .out
+        .out
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("reports"));
+    let names: Vec<String> = args.lock.names_or(&FIDELITY_LOCKS);
+    let entries = names
+        .iter()
+        .map(|n| lookup(n.trim()))
+        .collect::<Result<Vec<_>, _>>()?;
+    if let Some(e) = entries.iter().find(|e| e.info.problem != Problem::Mutex) {
+        return Err(UsageError(format!(
+            "{} is not a mutual-exclusion lock: fidelity runs every thread in its own session, which only a mutex serves",
+            e.info.name
+        ))
+        .into());
+    }
+    let topo = Topology::detect().context("reading the CPU topology")?;
+    let placement = topo.placement(PinMode::Physical, false);
+    let cores = placement.len().max(1);
+    let threads = args.threads.threads.clone().unwrap_or_else(|| {
+        if cores > 1 {
+            vec![1, cores]
+        } else {
+            vec![1]
+        }
+    });
+    if threads.is_empty() || threads.contains(&0) {
+        return Err(UsageError("--threads must be at least 1 (e.g. --threads 1,2)".into()).into());
+    }
+    if let Some(t) = threads.iter().find(|&&t| t > cores) {
+        return Err(UsageError(format!(
+            "{t} threads but {cores} physical cores: fidelity measures pinned threads, one per core"
+        ))
+        .into());
+    }
+    let store = Store::create(&out_dir)
+        .map_err(|e| UsageError(format!("--out {}: {e:#}", out_dir.display())))?;
+    if args.latency_sample == Some(0) {
+        return Err(UsageError("--latency-sample must be at least 1 (e.g. 100)".into()).into());
+    }
+    let sampling = args
+        .latency_sample
+        .map_or_else(default_sampling, |n| (n, None));
+    let points = measure_all(
+        &FidelityPlan {
+            entries: &entries,
+            threads: &threads,
+            placement: &placement,
+            duration,
+            warmup,
+            sampling,
+            rounds: args.rounds,
+            oracle: args.oracle,
+        },
+        &store,
+    )?;
+    print!(
+        "{}",
+        render(&points, format, args.rounds, duration, sampling, &store)?
+    );
+    Ok(0)
+}
+
+/// The table (or JSON) of the points.
+fn render(
+    points: &[FidelityPoint],
+    format: Format,
+    rounds: usize,
+    duration: std::time::Duration,
+    sampling: (u64, Option<f64>),
+    store: &Store,
+) -> Result<String> {
+    let latency_sample = sampling.0;
+    let mut out = String::new();
+    if format == Format::Json {
+        out = serde_json::to_string_pretty(points)? + "\n";
+    } else {
+        out.push_str(&format!(
+            "harness = the default passage loop (oracle, 1 passage in {latency_sample}{} timed, counters) against a bare loop of the same lock (enter; exit); {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]; spread = half the range over the rounds, relative to the median\n",
+            if sampling.1.is_some() { " or fewer" } else { "" },
+            rounds,
+            format_duration(duration)
+        ));
+        let header = format!(
+            "{:<18} {:>3}  {:<10}  {:>12}  {:>6}  {:>12}  {:<30} {:>6}  {:>13}",
+            "lock",
+            "thr",
+            "oracle",
+            "bare",
+            "spread",
+            "harness",
+            "harness/bare",
+            "spread",
+            "added ns/pass"
+        );
+        out.push_str(&header);
+        out.push('\n');
+        out.push_str(&"-".repeat(header.chars().count()));
+        out.push('\n');
+        for f in points {
+            out.push_str(&format!(
+                "{:<18} {:>3}  {:<10}  {:>12}  {:>6}  {:>12}  {:<30} {:>6}  {:>13}\n",
+                f.lock,
+                f.threads,
+                f.oracle,
+                rate(f.bare_per_sec),
+                format!("±{:.0}%", 100.0 * f.bare_spread),
+                rate(f.harness_per_sec),
+                crate::report::estimate(&f.ratio),
+                format!("±{:.0}%", 100.0 * f.ratio_spread),
+                f.added_ns_per_passage
+                    .map_or("-".to_string(), |ns| format!("{ns:.2}")),
+            ));
+        }
+        out.push_str(&format!("results saved in {}\n", store.dir().display()));
+    }
+    Ok(out)
 }

@@ -2,4 +2,8 @@
 //! parsing; the commands above call it, and it calls the registry, the runner and the reports
 //! below.
 
+pub mod fidelity;
 pub mod options;
+pub mod plan;
+pub mod rounds;
+pub mod summarize;

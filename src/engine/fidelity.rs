@@ -1,0 +1,129 @@
+//! The harness against a bare loop of the same lock: the template of a fidelity run, the
+//! harness's cost above an empty loop, the default latency sampling, and the measurement behind
+//! `lockbench fidelity`.
+
+use std::io::Write as _;
+use std::time::Duration;
+
+use anyhow::Result;
+
+use crate::engine::options::OracleArg;
+use crate::engine::plan::oracle_for;
+use crate::mem::WaitPolicy;
+use crate::metrics::counters;
+use crate::registry::{lookup, LockEntry};
+use crate::report::store::Store;
+use crate::runner::exec::{auto_latency_sample, timed_passage_cost_ns, RunSpec, StopRule};
+use crate::runner::fidelity::{self, FidelityPoint};
+
+/// The locks `fidelity` measures by default: the common baselines.
+pub const FIDELITY_LOCKS: [&str; 4] = ["parking-lot-mutex", "spin-ticket", "std-mutex", "ticket"];
+
+/// The lock whose fidelity every `run` reports in its header: the fastest uncontended lock of
+/// the common baselines, so the figure is the harshest one.
+pub(crate) const FIDELITY_REFERENCE: &str = "parking-lot-mutex";
+
+/// A run of `entry` at `threads` threads with the defaults of a timing run (no think time,
+/// empty critical section, default oracle), pinned by `placement`: the template that
+/// `fidelity` and the header's fidelity figure measure.
+pub(crate) fn fidelity_template(
+    entry: LockEntry,
+    threads: usize,
+    placement: &[usize],
+    policy: WaitPolicy,
+    duration: Duration,
+    warmup: Duration,
+    (latency_sample, timing_cost_ns): (u64, Option<f64>),
+) -> RunSpec {
+    let k = 1;
+    RunSpec {
+        oracle: oracle_for(OracleArg::Auto, &entry, k),
+        warmup,
+        latency_sample,
+        timing_cost_ns,
+        cpus: (0..threads)
+            .map(|t| crate::runner::topology::cpu_for(placement, t))
+            .collect(),
+        policy,
+        counters: counters::default_specs(),
+        ..RunSpec::new(entry.subject(), threads, StopRule::Duration(duration))
+    }
+}
+
+/// The harness's cost above an empty loop, ns per passage: `noop` in the default loop against
+/// `noop` in the bare loop, at one thread.
+pub(crate) fn noop_overhead(
+    placement: &[usize],
+    sampling: (u64, Option<f64>),
+    rounds: usize,
+) -> Result<FidelityPoint> {
+    let noop = lookup("noop")?;
+    let t = fidelity_template(
+        noop,
+        1,
+        placement,
+        WaitPolicy::Spin,
+        Duration::from_millis(30),
+        Duration::from_millis(10),
+        sampling,
+    );
+    Ok(fidelity::measure(&t, rounds)?)
+}
+
+/// The default latency sampling, measured here: the base rate from what timing one passage
+/// costs, and that cost, with which each thread adapts the rate after its warm-up.
+pub fn default_sampling() -> (u64, Option<f64>) {
+    let cost = timed_passage_cost_ns();
+    (auto_latency_sample(cost), Some(cost))
+}
+
+/// What one `fidelity` invocation measures.
+pub struct FidelityPlan<'a> {
+    pub entries: &'a [LockEntry],
+    pub threads: &'a [usize],
+    pub placement: &'a [usize],
+    pub duration: Duration,
+    pub warmup: Duration,
+    pub sampling: (u64, Option<f64>),
+    pub rounds: usize,
+    pub oracle: OracleArg,
+}
+
+/// `noop` at one thread, then every lock at every thread count, harness against bare loop in
+/// interleaved rounds; progress on stderr; the points saved in `store` as each finishes.
+pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>> {
+    let (placement, sampling) = (f.placement, f.sampling);
+    let err = &mut std::io::stderr();
+    let mut points = Vec::new();
+    let noop = noop_overhead(placement, sampling, f.rounds)?;
+    let _ = writeln!(
+        err,
+        "noop at 1 thread: the harness adds {:.2} ns per passage to an empty loop",
+        noop.added_ns_per_passage.unwrap_or(0.0)
+    );
+    points.push(noop);
+    for &t in f.threads {
+        for e in f.entries {
+            let mut spec = fidelity_template(
+                e.clone(),
+                t,
+                placement,
+                WaitPolicy::Spin,
+                f.duration,
+                f.warmup,
+                sampling,
+            );
+            spec.oracle = oracle_for(f.oracle, e, spec.k);
+            let point = fidelity::measure(&spec, f.rounds)?;
+            let _ = writeln!(
+                err,
+                "{} t={t}: harness/bare {}",
+                point.lock,
+                crate::report::estimate(&point.ratio)
+            );
+            points.push(point);
+            store.save_json("fidelity.json", &points)?;
+        }
+    }
+    Ok(points)
+}
