@@ -16,6 +16,5 @@ pub mod registry;
 pub mod report;
 pub mod rmr;
 pub mod runner;
-pub mod sweep;
 pub mod verify;
 pub mod workload;

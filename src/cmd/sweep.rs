@@ -1,4 +1,86 @@
-//! `lockbench sweep`: A config with lists as a matrix of points.
+//! `lockbench sweep CONFIG.toml [--out DIR] | --resume DIR [CONFIG.toml]`: a run config with
+//! lists, run as a matrix of points (see [`crate::engine::sweep`]).
 
-pub use crate::sweep::run as exec;
-pub use crate::sweep::SweepArgs as Args;
+use std::fs;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args as ClapArgs;
+
+use crate::engine::sweep::{self, Manifest, Start};
+use crate::error::UsageError;
+use crate::opts::OutOpt;
+use crate::report::store::{now_secs, utc_stamp};
+
+/// Options of `sweep`.
+#[derive(ClapArgs, Debug)]
+pub struct Args {
+    /// The sweep: a run config (TOML, as in bench-configs/) whose threads, mix, cs, think, k
+    /// and cs-lines may be lists. With --resume it may be left out (the manifest holds it).
+    pub config: Option<PathBuf>,
+    /// `--out`: the directory of the sweep (default:
+    /// reports/sweep-<config name>-<UTC time>).
+    #[command(flatten)]
+    pub out: OutOpt,
+    /// Finish the sweep in DIR: skip the points done, refuse a config that changed.
+    #[arg(long, value_name = "DIR", conflicts_with = "out")]
+    pub resume: Option<PathBuf>,
+}
+
+/// `lockbench sweep`: returns the exit code (1 when a point had a safety violation, a stall
+/// or a failed run, as `run`).
+pub fn exec(args: &Args) -> Result<i32> {
+    let (dir, text, path, manifest) = match (&args.resume, &args.config) {
+        (Some(dir), given) => {
+            let m_path = dir.join("manifest.json");
+            let m_text = fs::read_to_string(&m_path).map_err(|_| {
+                UsageError(format!(
+                    "{} holds no sweep (no manifest.json): give the directory a sweep wrote, or start one with `lockbench sweep CONFIG.toml`",
+                    dir.display()
+                ))
+            })?;
+            let m: Manifest = serde_json::from_str(&m_text).map_err(|e| {
+                UsageError(format!("{} is not a sweep manifest ({e})", m_path.display()))
+            })?;
+            let (text, path) = match given {
+                Some(p) => (
+                    fs::read_to_string(p).map_err(|e| {
+                        UsageError(format!("cannot read sweep config {}: {e}", p.display()))
+                    })?,
+                    p.clone(),
+                ),
+                None => (m.config.clone(), PathBuf::from(&m.config_path)),
+            };
+            (dir.clone(), text, path, Some(m))
+        }
+        (None, Some(p)) => {
+            let text = fs::read_to_string(p).map_err(|e| {
+                UsageError(format!("cannot read sweep config {}: {e}", p.display()))
+            })?;
+            let dir = args.out.out.clone().unwrap_or_else(|| {
+                let name = p.file_stem().map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
+                PathBuf::from("reports").join(format!("sweep-{name}-{}", utc_stamp(now_secs())))
+            });
+            if dir.join("manifest.json").exists() {
+                return Err(UsageError(format!(
+                    "{} already holds a sweep: finish it with --resume {0}, or choose another --out",
+                    dir.display()
+                ))
+                .into());
+            }
+            (dir, text, p.clone(), None)
+        }
+        (None, None) => {
+            return Err(UsageError(
+                "give the sweep's config (e.g. lockbench sweep bench-configs/quick.toml), or --resume DIR".into(),
+            )
+            .into())
+        }
+    };
+    sweep::run(Start {
+        dir,
+        text,
+        path,
+        manifest,
+    })
+}

@@ -7,3 +7,4 @@ pub mod options;
 pub mod plan;
 pub mod rounds;
 pub mod summarize;
+pub mod sweep;

@@ -1,54 +1,13 @@
-//! `lockbench sweep CONFIG.toml [--out DIR] [--resume DIR]`: a run config whose `threads`,
-//! `mix`, `cs`, `think`, `k`, `cs-lines` and `rmr` may be lists, run as a matrix of points, each
-//! point one configuration (thread count, mix, cs, think, k, lines, RMR model) with every lock
-//! of the config, measured by the run engine in its interleaved rounds (so ratios stay paired).
-//!
-//! `threads` may name counts relative to the machine, so one suite serves every server:
-//! `"powers-of-two"` (1, 2, 4, … up to the physical cores, and the core count itself),
-//! `"cores"` (every physical core) and `"cpus"` (every logical CPU: SMT siblings too, with
-//! `smt = true`). `rmr = ["none", "cc"]` measures each point natively and on the counting
-//! memory, the pair `correlate` and the report's model-against-hardware plots need.
-//!
-//! The sweep directory holds `manifest.json` (the config, its hash, the lockbench version and
-//! the host), `points.jsonl` (each finished point's results appended in one write, then a line
-//! marking the point done) and `results.json` (every finished result, rewritten after each
-//! point, what `report` and `compare` read). An interrupted sweep loses only the point it was
-//! measuring; `--resume DIR` skips the points done and refuses a config that changed.
+//! A sweep's config: a run config whose lists (threads, mix, cs, think, k, cs-lines, rmr) make a
+//! matrix of points, with symbolic thread counts; its manifest.
 
 use std::collections::BTreeSet;
-use std::fs;
-use std::io::{IsTerminal as _, Write as _};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::Path;
 
-use anyhow::{Context, Result};
-use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
-use crate::engine::options::RunArgs;
-use crate::engine::options::{Dur, Limits};
-use crate::engine::plan::planned_repetitions;
-use crate::engine::rounds::{run_with, Hooks};
+use crate::engine::options::{Dur, RunArgs};
 use crate::error::UsageError;
-use crate::report::store::{now_secs, utc_stamp};
-use crate::report::RunResult;
-use crate::runner::host::Host;
-use crate::runner::topology::Topology;
-
-/// Options of `sweep`.
-#[derive(Args, Debug)]
-pub struct SweepArgs {
-    /// The sweep: a run config (TOML, as in bench-configs/) whose threads, mix, cs, think, k
-    /// and cs-lines may be lists. With --resume it may be left out (the manifest holds it).
-    pub config: Option<PathBuf>,
-    /// Directory of the sweep (default: reports/sweep-<config name>-<UTC time>).
-    #[arg(long, conflicts_with = "resume")]
-    pub out: Option<PathBuf>,
-    /// Finish the sweep in DIR: skip the points done, refuse a config that changed.
-    #[arg(long, value_name = "DIR")]
-    pub resume: Option<PathBuf>,
-}
 
 /// The keys a sweep accepts as lists, besides `lock` (the locks of every point).
 const LISTS: [&str; 7] = ["threads", "mix", "cs", "think", "k", "cs-lines", "rmr"];
@@ -154,7 +113,7 @@ impl Point {
         f.join(" ")
     }
 
-    fn run_args(&self, base: &Path) -> Result<RunArgs, UsageError> {
+    pub(super) fn run_args(&self, base: &Path) -> Result<RunArgs, UsageError> {
         let dur = |key: &str, v: &Option<String>| -> Result<Option<Dur>, UsageError> {
             v.as_deref()
                 .map(|s| {
@@ -359,305 +318,14 @@ impl Sweep {
     }
 }
 
-/// `points.jsonl`: a point's results, then a line marking it done.
-#[derive(Serialize, Deserialize)]
-struct Line {
-    point: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    result: Option<serde_json::Value>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    done: Option<usize>,
-}
-
-/// The points done in `dir` and their results, in the order they finished. A torn last line
-/// (power lost mid-write) is ignored, and so are results of a point without its done line.
-pub fn finished(dir: &Path) -> (BTreeSet<String>, Vec<serde_json::Value>) {
-    let text = fs::read_to_string(dir.join("points.jsonl")).unwrap_or_default();
-    let lines: Vec<Line> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Line>(l).ok())
-        .collect();
-    let done: BTreeSet<String> = lines
-        .iter()
-        .filter(|l| l.done.is_some())
-        .map(|l| l.point.clone())
-        .collect();
-    let results = lines
-        .into_iter()
-        .filter(|l| done.contains(&l.point))
-        .filter_map(|l| l.result)
-        .collect();
-    (done, results)
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
-/// Appends a finished point's results and its done line in one write, synced.
-fn append_point(dir: &Path, point: &str, results: &[RunResult]) -> Result<()> {
-    let mut text = String::new();
-    for r in results {
-        let line = Line {
-            point: point.to_string(),
-            result: Some(serde_json::to_value(r)?),
-            done: None,
-        };
-        text.push_str(&serde_json::to_string(&line)?);
-        text.push('\n');
-    }
-    let mark = Line {
-        point: point.to_string(),
-        result: None,
-        done: Some(results.len()),
-    };
-    text.push_str(&serde_json::to_string(&mark)?);
-    text.push('\n');
-    let path = dir.join("points.jsonl");
-    let mut f = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("cannot append to {}", path.display()))?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all().ok();
-    Ok(())
-}
-
-/// A point's run options (layered over the sweep's shared config and validated as `run`
-/// validates them), the warnings validation gave, and its repetitions.
-type PointPlan<'a> = (&'a Point, RunArgs, Vec<String>, usize);
-
-/// Every point's run options and repetitions, validated as `run` validates them.
-fn validate<'a>(sweep: &'a Sweep, base: &Path, limits: &Limits) -> Result<Vec<PointPlan<'a>>> {
-    let mut plans = Vec::new();
-    for p in &sweep.points {
-        let at = |e: UsageError| UsageError(format!("sweep point {}: {e}", p.id()));
-        let mut opts = p.run_args(base).and_then(|a| a.layered()).map_err(at)?;
-        let warnings = opts.validate(limits).map_err(at)?;
-        let reps =
-            planned_repetitions(&opts, limits).map_err(|e| match e.downcast::<UsageError>() {
-                Ok(u) => anyhow::Error::new(at(u)),
-                Err(e) => e,
-            })?;
-        plans.push((p, opts, warnings, reps));
-    }
-    Ok(plans)
-}
-
-/// `lockbench sweep`: returns the exit code (1 when a point had a safety violation, a stall
-/// or a failed run, as `run`).
-pub fn run(args: &SweepArgs) -> Result<i32> {
-    let (dir, text, path, manifest) = match (&args.resume, &args.config) {
-        (Some(dir), given) => {
-            let m_path = dir.join("manifest.json");
-            let m_text = fs::read_to_string(&m_path).map_err(|_| {
-                UsageError(format!(
-                    "{} holds no sweep (no manifest.json): give the directory a sweep wrote, or start one with `lockbench sweep CONFIG.toml`",
-                    dir.display()
-                ))
-            })?;
-            let m: Manifest = serde_json::from_str(&m_text).map_err(|e| {
-                UsageError(format!("{} is not a sweep manifest ({e})", m_path.display()))
-            })?;
-            let (text, path) = match given {
-                Some(p) => (
-                    fs::read_to_string(p).map_err(|e| {
-                        UsageError(format!("cannot read sweep config {}: {e}", p.display()))
-                    })?,
-                    p.clone(),
-                ),
-                None => (m.config.clone(), PathBuf::from(&m.config_path)),
-            };
-            (dir.clone(), text, path, Some(m))
-        }
-        (None, Some(p)) => {
-            let text = fs::read_to_string(p).map_err(|e| {
-                UsageError(format!("cannot read sweep config {}: {e}", p.display()))
-            })?;
-            let dir = args.out.clone().unwrap_or_else(|| {
-                let name = p.file_stem().map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
-                PathBuf::from("reports").join(format!("sweep-{name}-{}", utc_stamp(now_secs())))
-            });
-            if dir.join("manifest.json").exists() {
-                return Err(UsageError(format!(
-                    "{} already holds a sweep: finish it with --resume {0}, or choose another --out",
-                    dir.display()
-                ))
-                .into());
-            }
-            (dir, text, p.clone(), None)
-        }
-        (None, None) => {
-            return Err(UsageError(
-                "give the sweep's config (e.g. lockbench sweep bench-configs/quick.toml), or --resume DIR".into(),
-            )
-            .into())
-        }
-    };
-    let topo = Topology::detect().context("reading the CPU topology")?;
-    let machine = Machine {
-        cores: topo.physical_cores(),
-        cpus: topo.logical_cpus(),
-    };
-    let sweep = Sweep::parse(&text, &path, machine)?;
-    if let Some(m) = &manifest {
-        if m.config_hash != sweep.hash {
-            return Err(UsageError(format!(
-                "{} changed since the sweep in {} started ({} ≠ {}): resume with the config it started with (or leave CONFIG out), or start a new sweep with --out",
-                path.display(),
-                dir.display(),
-                sweep.hash,
-                m.config_hash
-            ))
-            .into());
-        }
-    }
-    // The shared run config (the sweep's without its lists), first in a scratch file: every
-    // point is validated, and its repetitions counted, before anything is written.
-    let base_text = toml::to_string(&sweep.base)?;
-    let base = std::env::temp_dir().join(format!("lockbench-sweep-{}.toml", std::process::id()));
-    fs::write(&base, &base_text).with_context(|| format!("cannot write {}", base.display()))?;
-    let limits = Limits::detect();
-    let plans = validate(&sweep, &base, &limits);
-    let _ = fs::remove_file(&base);
-    let plans = plans?;
-    fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    write_atomic(&dir.join("run-config.toml"), base_text.as_bytes())?;
-
-    if manifest.is_none() {
-        let m = Manifest {
-            config: text.clone(),
-            config_path: path.display().to_string(),
-            config_hash: sweep.hash.clone(),
-            lockbench_version: env!("CARGO_PKG_VERSION").to_string(),
-            host: serde_json::to_value(Host::detect(&topo))?,
-            created: now_secs(),
-            points: sweep.points.iter().map(Point::id).collect(),
-        };
-        write_atomic(
-            &dir.join("manifest.json"),
-            serde_json::to_string_pretty(&m)?.as_bytes(),
-        )?;
-    }
-    let (done, _) = finished(&dir);
-    let todo: Vec<&PointPlan> = plans
-        .iter()
-        .filter(|(p, _, _, _)| !done.contains(&p.id()))
-        .collect();
-    let total: usize = todo.iter().map(|(_, _, _, r)| r).sum();
-    let err = &mut std::io::stderr();
-    let _ = writeln!(
-        err,
-        "sweep: {} points ({} done before), {total} runs to go, results in {}",
-        sweep.points.len(),
-        sweep.points.len() - todo.len(),
-        dir.display()
-    );
-    let bar = if std::io::stdout().is_terminal() {
-        let b = ProgressBar::new(total as u64);
-        b.set_style(
-            ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} runs, ETA {eta} ({elapsed} so far)\n{msg}",
-            )
-            .expect("valid template"),
-        );
-        b.enable_steady_tick(Duration::from_millis(500));
-        b
-    } else {
-        ProgressBar::hidden()
-    };
-    let partial = dir.join("partial");
-    let mut calibration = None;
-    let mut code = 0;
-    let mut before = 0;
-    for (n, (p, opts, warnings, reps)) in todo.iter().enumerate() {
-        let _ = fs::remove_dir_all(&partial);
-        let id = p.id();
-        let head = format!("point {}/{}: {id}", n + 1, todo.len());
-        bar.set_message(head.clone());
-        let mut progress = |d: usize, _: usize, what: &str| {
-            bar.set_position((before + d) as u64);
-            bar.set_message(format!("{head} — {what}"));
-        };
-        let outcome = run_with(
-            opts,
-            warnings.clone(),
-            &limits,
-            Hooks {
-                dir: Some(partial.clone()),
-                quiet: true,
-                progress: Some(&mut progress),
-                calibration: calibration.take(),
-            },
-        )?;
-        before += reps;
-        calibration = Some(outcome.calibration);
-        if !outcome.complete {
-            bar.abandon_with_message(format!("{head}: stopped before its last round; not saved"));
-            let _ = writeln!(
-                err,
-                "sweep: stopped during point {id}; `lockbench sweep --resume {}` finishes it",
-                dir.display()
-            );
-            // Interrupted (130 / 143, as `run`), or a run of the point failed to finish.
-            return Ok(crate::runner::interrupted().map_or(1, |sig| 128 + sig));
-        }
-        append_point(&dir, &id, &outcome.results)?;
-        let (_, all) = finished(&dir);
-        write_atomic(
-            &dir.join("results.json"),
-            serde_json::to_string_pretty(&all)?.as_bytes(),
-        )?;
-        let _ = fs::remove_dir_all(&partial);
-        for r in &outcome.results {
-            if r.safety_violations > 0 || r.invariant_failures > 0 || r.stalled.is_some() {
-                bar.suspend(|| {
-                    eprintln!(
-                        "error: {} ({} threads, {}) at point {id}: {} safety violations, {} register-bound failures{}",
-                        r.lock,
-                        r.threads,
-                        r.mix,
-                        r.safety_violations,
-                        r.invariant_failures,
-                        if r.stalled.is_some() { ", stalled" } else { "" }
-                    )
-                });
-            }
-        }
-        let flagged = outcome
-            .results
-            .iter()
-            .any(|r| r.safety_violations > 0 || r.invariant_failures > 0 || r.stalled.is_some());
-        if outcome.code != 0 && !flagged {
-            bar.suspend(|| {
-                eprintln!(
-                    "error: point {id}: a run failed and is missing from the results; `lockbench run --config {} {}` shows why",
-                    dir.join("run-config.toml").display(),
-                    p.cli_flags()
-                )
-            });
-        }
-        code = code.max(outcome.code);
-    }
-    bar.finish_and_clear();
-    let (done, all) = finished(&dir);
-    println!(
-        "sweep: {}/{} points done, {} results in {dir}; `lockbench report {dir}` renders them",
-        done.len(),
-        sweep.points.len(),
-        all.len(),
-        dir = dir.display()
-    );
-    Ok(code)
-}
-
 #[cfg(test)]
 mod tests {
+    use std::fs;
+
+    use super::super::validate;
     use super::*;
+    use crate::engine::options::Limits;
+    use crate::runner::topology::Topology;
 
     const M: Machine = Machine { cores: 6, cpus: 12 };
 
@@ -806,21 +474,5 @@ mod tests {
                 "{suite} not checked: {checked:?}"
             );
         }
-    }
-
-    #[test]
-    fn finished_points_need_their_done_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let text = concat!(
-            "{\"point\":\"a\",\"result\":{\"lock\":\"x\"}}\n",
-            "{\"point\":\"a\",\"done\":1}\n",
-            "{\"point\":\"b\",\"result\":{\"lock\":\"y\"}}\n",
-            "{\"point\":\"b\",\"res"
-        );
-        fs::write(dir.path().join("points.jsonl"), text).unwrap();
-        let (done, results) = finished(dir.path());
-        assert_eq!(done.into_iter().collect::<Vec<_>>(), vec!["a".to_string()]);
-        assert_eq!(results.len(), 1);
-        assert_eq!(results[0]["lock"], "x");
     }
 }
