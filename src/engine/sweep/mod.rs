@@ -129,7 +129,7 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits)> {
 
 /// Measures every point not done yet, saving each as it finishes; returns the exit code.
 fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> Result<i32> {
-    let (done, _) = finished(&dir);
+    let (done, _) = finished(dir);
     let todo: Vec<&PointPlan> = plans
         .iter()
         .filter(|(p, _, _, _)| !done.contains(&p.id()))
@@ -192,8 +192,8 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
             // Interrupted (130 / 143, as `run`), or a run of the point failed to finish.
             return Ok(crate::runner::interrupted().map_or(1, |sig| 128 + sig));
         }
-        append_point(&dir, &id, &outcome.results)?;
-        let (_, all) = finished(&dir);
+        append_point(dir, &id, &outcome.results)?;
+        let (_, all) = finished(dir);
         write_atomic(
             &dir.join("results.json"),
             serde_json::to_string_pretty(&all)?.as_bytes(),
@@ -230,7 +230,7 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
         code = code.max(outcome.code);
     }
     bar.finish_and_clear();
-    let (done, all) = finished(&dir);
+    let (done, all) = finished(dir);
     println!(
         "sweep: {}/{} points done, {} results in {dir}; `lockbench report {dir}` renders them",
         done.len(),
