@@ -20,7 +20,8 @@ use std::thread::Thread;
 
 use crossbeam_utils::CachePadded;
 
-use super::counting::{Access, Cell, Model, ProcStats};
+use super::cell::{Access, Cell, Model};
+use super::tally::ProcStats;
 use super::Home;
 
 const NONE: usize = usize::MAX;
