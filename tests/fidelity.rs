@@ -1,12 +1,10 @@
 //! The harness measured against itself: interleaved rounds with paired ratios, the figures
 //! every run carries about its own observer effect, and `lockbench fidelity`.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn lockbench() -> Command {
-    Command::cargo_bin("lockbench").unwrap()
-}
+mod common;
+use common::lockbench;
 
 #[test]
 fn every_point_runs_once_per_round_and_ratios_are_paired_within_rounds() {

@@ -4,37 +4,21 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn lockbench() -> Command {
-    Command::cargo_bin("lockbench").unwrap()
-}
+mod common;
+use common::{fixture_path, lockbench, results, stderr_of_failure, stdout_json};
 
+/// A part of the hand-written sample (`pmu`, `no-pmu`, `calibration-server.json`, ...).
 fn sample(part: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/rmr-sample")
-        .join(part)
-}
-
-fn stdout_json(cmd: &mut Command) -> Value {
-    let out = cmd.assert().success().get_output().stdout.clone();
-    serde_json::from_slice(&out).unwrap()
-}
-
-fn stderr_of_failure(cmd: &mut Command, code: i32) -> String {
-    let out = cmd.assert().code(code).get_output().clone();
-    assert!(out.stdout.is_empty(), "nothing on stdout on bad input");
-    String::from_utf8(out.stderr).unwrap()
+    fixture_path(&format!("rmr-sample/{part}"))
 }
 
 /// Every run object in the sample's `results.json` files.
 fn sample_runs(part: &str) -> Vec<Value> {
     let mut runs = Vec::new();
     for dir in std::fs::read_dir(sample(part)).unwrap() {
-        let file = dir.unwrap().path().join("results.json");
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
-        runs.extend(v.as_array().unwrap().iter().cloned());
+        runs.extend(results(&dir.unwrap().path()));
     }
     runs
 }

@@ -4,9 +4,11 @@
 use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+use common::lockbench;
+
 fn sim(args: &[&str]) -> Vec<Value> {
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .arg("sim")
         .args(args)
         .args(["--format", "json"])
@@ -541,8 +543,7 @@ fn lmutin_without_preemption_costs_what_lemma_6_counts() {
 
 /// `sim` as JSON whatever its exit status (a run reported stuck exits 1 but still reports).
 fn sim_any(args: &[&str]) -> Vec<Value> {
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .arg("sim")
         .args(args)
         .args(["--format", "json"])

@@ -3,22 +3,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn lockbench() -> Command {
-    Command::cargo_bin("lockbench").unwrap()
-}
+mod common;
+use common::{fixture_path, lockbench, results};
 
+/// One of the two recorded result sets, `a` or `b`.
 fn fixture(side: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/compare")
-        .join(side)
-}
-
-fn points(dir: &Path) -> Vec<Value> {
-    let text = fs::read_to_string(dir.join("results.json")).unwrap();
-    serde_json::from_str::<Vec<Value>>(&text).unwrap()
+    fixture_path(&format!("compare/{side}"))
 }
 
 /// Every SVG under `dir` parses as XML, has an `<svg>` root and some text; returns the texts.
@@ -60,7 +52,7 @@ fn report_renders_markdown_plots_and_interval_logs() {
         .assert()
         .success();
     let md = fs::read_to_string(out.path().join("report.md")).unwrap();
-    let runs = points(&fixture("a"));
+    let runs = results(&fixture("a"));
     assert_eq!(runs.len(), 6);
     // The table of every point names each (lock, threads, mix).
     for r in &runs {
@@ -174,7 +166,7 @@ fn compare_two_recorded_sets_names_every_common_point() {
 /// A copy of fixture `a` with every throughput multiplied by `factor`.
 fn scaled(factor: f64) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let mut runs = points(&fixture("a"));
+    let mut runs = results(&fixture("a"));
     for r in &mut runs {
         let t = r["throughput_per_sec"].as_f64().unwrap();
         r["throughput_per_sec"] = (t * factor).into();

@@ -1,26 +1,13 @@
 //! The `rmr` command and `run --rmr`: JSON fields, exact counts, bad input.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn lockbench() -> Command {
-    Command::cargo_bin("lockbench").unwrap()
-}
-
-fn json(args: &[&str]) -> Value {
-    let out = lockbench()
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&out).unwrap()
-}
+mod common;
+use common::{json_of, lockbench};
 
 #[test]
 fn rmr_json_has_one_object_per_lock_n_model_schedule() {
-    let v = json(&[
+    let v = json_of(&[
         "rmr",
         "--lock",
         "glb,mcs",
@@ -67,7 +54,7 @@ fn rmr_json_has_one_object_per_lock_n_model_schedule() {
 
 #[test]
 fn burns_lamport_adversary_prints_the_quadratic_curve() {
-    let v = json(&[
+    let v = json_of(&[
         "rmr",
         "--lock",
         "burns-lamport",
@@ -130,7 +117,7 @@ fn rmr_bad_input_exits_2() {
 #[test]
 fn run_rmr_fills_the_rmr_field() {
     let dir = tempfile::tempdir().unwrap();
-    let v = json(&[
+    let v = json_of(&[
         "run",
         "--lock",
         "mcs",

@@ -1,17 +1,18 @@
 //! Topology parsing from sysfs fixtures, thread placement, and pinning on this machine.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::ValueEnum;
 use lockbench::runner::topology::{
     allowed_cpus, cpu_for, parse_cpu_list, pin_current_thread, PinMode, Topology, TopologyError,
 };
 
+mod common;
+use common::fixture_path;
+
 fn fixture(name: &str) -> Topology {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/sysfs")
-        .join(name);
+    let root = fixture_path(&format!("sysfs/{name}"));
     Topology::read(&root.join("cpu"), Some(&root.join("node")))
         .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
 }

@@ -1,12 +1,10 @@
 //! `lockbench verify` from the outside: replay strings carry their context, verdicts are never
 //! empty, mutants report killed or survived.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn lockbench() -> Command {
-    Command::cargo_bin("lockbench").unwrap()
-}
+mod common;
+use common::lockbench;
 
 fn naive_replay() -> String {
     let out = lockbench()

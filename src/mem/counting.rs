@@ -21,206 +21,22 @@
 //! (doorway), [`CountingMemory::set_section`] at the doorway's end (the lock's traced-entry hook),
 //! on entry and before the exit, and [`CountingMemory::end_passage`] after it. Locks need not know.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
-use parking_lot::Mutex;
 use serde::Serialize;
 
+use super::cell::Cell;
 use super::gate::Gate;
+use super::tally::ProcStats;
 use super::{Home, Memory, Register, WaitPolicy};
+
+pub use super::cell::{Access, Model};
+pub use super::tally::Section;
 
 /// Most processes a counting memory tracks (cache state is a 64-bit mask per register).
 pub const MAX_PROCESSES: usize = 64;
-
-/// The RMR model a counting memory charges by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "kebab-case")]
-pub enum Model {
-    /// Cache-coherent, write-through: every write is remote (seed 000 §1.1).
-    Cc,
-    /// Cache-coherent, write-back: a write to a line held only by the writer is local.
-    CcWb,
-    /// Distributed shared memory: remote unless the register's home is the accessor.
-    Dsm,
-}
-
-impl Model {
-    /// The model's name as on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            Model::Cc => "cc",
-            Model::CcWb => "cc-wb",
-            Model::Dsm => "dsm",
-        }
-    }
-}
-
-impl std::fmt::Display for Model {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The four sections of a passage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum Section {
-    /// From the request to the doorway's end (the bounded prefix that fixes the request's place).
-    Doorway = 0,
-    /// From the doorway's end until inside.
-    Waiting = 1,
-    /// Inside the critical section.
-    Cs = 2,
-    /// The exit code.
-    Exit = 3,
-}
-
-impl Section {
-    /// All sections in passage order.
-    pub const ALL: [Section; 4] = [
-        Section::Doorway,
-        Section::Waiting,
-        Section::Cs,
-        Section::Exit,
-    ];
-
-    /// The name used in reports (`by_section` keys).
-    pub fn name(self) -> &'static str {
-        match self {
-            Section::Doorway => "doorway",
-            Section::Waiting => "waiting",
-            Section::Cs => "cs",
-            Section::Exit => "exit",
-        }
-    }
-}
-
-/// The kind of an access, for charging.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Access {
-    /// A read.
-    Read,
-    /// A write.
-    Write,
-    /// A read-modify-write (fetch-and-add, swap, compare-and-swap).
-    Rmw,
-}
-
-impl Access {
-    /// Whether the access can change the register (and so invalidates other copies).
-    pub fn writes(self) -> bool {
-        self != Access::Read
-    }
-}
-
-/// A register's value and cache state, changed together under its lock.
-#[derive(Debug)]
-struct Line {
-    value: i64,
-    /// Processes holding a valid cached copy (bit p).
-    valid: u64,
-}
-
-/// One counted register: identity, home, value and cache state.
-#[derive(Debug)]
-pub struct Cell {
-    id: usize,
-    home: Home,
-    line: Mutex<Line>,
-    /// Writes so far (a wait re-evaluates only when something it read was written).
-    version: AtomicU64,
-}
-
-impl Cell {
-    /// The register's allocation index in its memory.
-    pub fn id(&self) -> usize {
-        self.id
-    }
-
-    /// Where the register lives.
-    pub fn home(&self) -> Home {
-        self.home
-    }
-
-    /// Writes to this register so far.
-    pub fn version(&self) -> u64 {
-        self.version.load(Ordering::Acquire)
-    }
-
-    /// The processes holding a valid cached copy (bit p).
-    pub fn valid_mask(&self) -> u64 {
-        self.line.lock().valid
-    }
-
-    /// Whether an access of kind `a` by `p` would be remote now under `model` (no state change).
-    pub fn would_be_remote(&self, model: Model, p: usize, a: Access) -> bool {
-        let l = self.line.lock();
-        remote(model, self.home, l.valid, p, a)
-    }
-}
-
-fn remote(model: Model, home: Home, valid: u64, p: usize, a: Access) -> bool {
-    let me = 1u64 << p;
-    match model {
-        Model::Dsm => home != Home::Process(p),
-        Model::Cc => a.writes() || valid & me == 0,
-        Model::CcWb => {
-            if a.writes() {
-                valid != me
-            } else {
-                valid & me == 0
-            }
-        }
-    }
-}
-
-/// Charges an access and updates the cache state; true when remote.
-fn charge(model: Model, home: Home, line: &mut Line, p: usize, a: Access) -> bool {
-    let r = remote(model, home, line.valid, p, a);
-    let me = 1u64 << p;
-    if a.writes() {
-        line.valid = me;
-    } else {
-        line.valid |= me;
-    }
-    r
-}
-
-/// Per-process counters. Written only by the process's own thread (or by the gate on its
-/// behalf while it is blocked), so relaxed loads and stores suffice.
-#[derive(Debug, Default)]
-pub(crate) struct ProcStats {
-    section: AtomicU8,
-    /// Cumulative RMRs per section.
-    rmr: [AtomicU64; 4],
-    /// Cumulative accesses.
-    accesses: AtomicU64,
-    /// `rmr` at the start of the current passage.
-    start: [AtomicU64; 4],
-    passages: AtomicU64,
-    /// Sum over completed passages, per section.
-    sum: [AtomicU64; 4],
-    /// Largest passage total.
-    max: AtomicU64,
-    /// Largest per section.
-    max_section: [AtomicU64; 4],
-}
-
-fn bump(a: &AtomicU64, by: u64) {
-    a.store(a.load(Ordering::Relaxed) + by, Ordering::Relaxed);
-}
-
-impl ProcStats {
-    pub(crate) fn charge(&self, remote: u64, accesses: u64) {
-        let s = self.section.load(Ordering::Relaxed) as usize;
-        if remote > 0 {
-            bump(&self.rmr[s], remote);
-        }
-        bump(&self.accesses, accesses);
-    }
-}
 
 pub(crate) struct Shared {
     pub(crate) model: Model,
@@ -311,62 +127,33 @@ impl CountingMemory {
 
     /// Process `p` starts a passage (its doorway).
     pub fn begin_passage(&self, p: usize) {
-        let s = &self.sh.procs[p];
-        for i in 0..4 {
-            s.start[i].store(s.rmr[i].load(Ordering::Relaxed), Ordering::Relaxed);
-        }
-        s.section.store(Section::Doorway as u8, Ordering::Relaxed);
+        self.sh.procs[p].begin_passage();
     }
 
     /// Process `p` enters section `sec` of its passage.
     pub fn set_section(&self, p: usize, sec: Section) {
-        self.sh.procs[p].section.store(sec as u8, Ordering::Relaxed);
+        self.sh.procs[p].set_section(sec);
     }
 
     /// Forgets process `p`'s completed passages (the warm-up is over); cumulative counts stay.
     pub fn reset_passages(&self, p: usize) {
-        let s = &self.sh.procs[p];
-        for i in 0..4 {
-            s.sum[i].store(0, Ordering::Relaxed);
-            s.max_section[i].store(0, Ordering::Relaxed);
-        }
-        s.max.store(0, Ordering::Relaxed);
-        s.passages.store(0, Ordering::Relaxed);
-        s.accesses.store(0, Ordering::Relaxed);
+        self.sh.procs[p].reset_passages();
     }
 
     /// The lock did not report its doorway's end: the entry so far counts as waiting (the
     /// doorway is unobserved, as for locks that claim no FCFS).
     pub fn doorway_unobserved(&self, p: usize) {
-        let s = &self.sh.procs[p];
-        let d = s.rmr[0].load(Ordering::Relaxed) - s.start[0].load(Ordering::Relaxed);
-        s.rmr[0].store(s.rmr[0].load(Ordering::Relaxed) - d, Ordering::Relaxed);
-        bump(&s.rmr[1], d);
+        self.sh.procs[p].doorway_unobserved();
     }
 
     /// Process `p` completed its passage; returns the passage's RMRs.
     pub fn end_passage(&self, p: usize) -> u64 {
-        let s = &self.sh.procs[p];
-        let mut total = 0;
-        for i in 0..4 {
-            let d = s.rmr[i].load(Ordering::Relaxed) - s.start[i].load(Ordering::Relaxed);
-            bump(&s.sum[i], d);
-            if d > s.max_section[i].load(Ordering::Relaxed) {
-                s.max_section[i].store(d, Ordering::Relaxed);
-            }
-            total += d;
-        }
-        if total > s.max.load(Ordering::Relaxed) {
-            s.max.store(total, Ordering::Relaxed);
-        }
-        bump(&s.passages, 1);
-        total
+        self.sh.procs[p].end_passage()
     }
 
     /// RMRs process `p` made so far, per section (cumulative).
     pub fn rmrs_of(&self, p: usize) -> [u64; 4] {
-        let s = &self.sh.procs[p];
-        std::array::from_fn(|i| s.rmr[i].load(Ordering::Relaxed))
+        self.sh.procs[p].rmrs()
     }
 
     /// The summary over `procs` (None: all processes).
@@ -461,15 +248,7 @@ impl CountingRegister {
         if let Some(g) = &self.sh.gate {
             g.step(p, Some((self.cell.clone(), a)));
         }
-        let (v, r) = {
-            let mut l = self.cell.line.lock();
-            let r = charge(self.sh.model, self.cell.home, &mut l, p, a);
-            let v = op(&mut l.value);
-            if a.writes() {
-                self.cell.version.fetch_add(1, Ordering::AcqRel);
-            }
-            (v, r)
-        };
+        let (v, r) = self.cell.access(self.sh.model, p, a, op);
         self.sh.procs[p].charge(u64::from(r), 1);
         if let Some(g) = &self.sh.gate {
             g.after(p, &self.cell, a);
@@ -520,7 +299,7 @@ impl Register for CountingRegister {
     }
 
     fn peek(&self) -> i64 {
-        self.cell.line.lock().value
+        self.cell.peek()
     }
 }
 
@@ -530,15 +309,7 @@ impl Memory for CountingMemory {
     fn register(&self, home: Home, init: i64) -> CountingRegister {
         let id = self.sh.next_id.fetch_add(1, Ordering::Relaxed);
         CountingRegister {
-            cell: Arc::new(Cell {
-                id,
-                home,
-                line: Mutex::new(Line {
-                    value: init,
-                    valid: 0,
-                }),
-                version: AtomicU64::new(0),
-            }),
+            cell: Arc::new(Cell::new(id, home, init)),
             sh: self.sh.clone(),
         }
     }

@@ -8,10 +8,13 @@
 //! Registers hold `i64`: the papers' registers hold small integers, booleans, colours and tokens
 //! that may be −1 (the bounded bakery's "not interested").
 
+pub mod cell;
 pub mod counting;
 pub mod gate;
 pub mod native;
+pub mod schedule;
 pub mod scheduled;
+pub mod tally;
 
 pub use counting::{CountingMemory, Model, Section};
 pub use native::{Aborted, NativeMemory, WaitPolicy};

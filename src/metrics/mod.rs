@@ -1,7 +1,9 @@
 //! What a run measures: latency histograms, fairness, hardware and software counters.
 
-pub mod coherence;
 pub mod counters;
 pub mod fairness;
 pub mod latency;
 pub mod stats;
+
+/// The coherence presets live with the counters they expand to.
+pub use counters::coherence;

@@ -22,7 +22,7 @@
 //! the same things. Hardware also counts what the model does not (the harness's own lines,
 //! prefetches, evictions by capacity): read correlations, not equalities.
 
-use super::counters::CounterSpec;
+use super::spec::CounterSpec;
 
 /// One event of a preset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -347,6 +347,26 @@ impl Preset {
 /// The preset of the running CPU.
 pub fn detect() -> Preset {
     CpuId::detect().preset()
+}
+
+/// The id of the coherence preset the raw event `spec` belongs to, if any (a user's own raw
+/// code that happens to equal a preset's is not a preset event: the name must match too).
+pub fn preset_id(spec: &CounterSpec) -> Option<&'static str> {
+    let CounterSpec::Raw {
+        code,
+        config1,
+        name,
+    } = spec
+    else {
+        return None;
+    };
+    ALL.iter().find_map(|preset| {
+        preset
+            .events
+            .iter()
+            .any(|e| e.code == *code && e.config1 == *config1 && e.name == name)
+            .then_some(preset.id)
+    })
 }
 
 #[cfg(test)]
