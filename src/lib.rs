@@ -4,7 +4,6 @@ pub mod app;
 pub mod check;
 pub mod cli;
 pub mod cmd;
-pub mod compare;
 pub mod config;
 pub mod error;
 pub mod hw;

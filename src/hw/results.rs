@@ -262,6 +262,19 @@ pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
     Ok(loaded)
 }
 
+/// Reads every run under `dir`, as [`load`] does, and requires some run to carry model RMRs
+/// (what `correlate` and `predict` work on).
+pub fn load_modelled(dir: &Path) -> Result<Loaded, UsageError> {
+    let loaded = load(dir)?;
+    if loaded.runs.iter().all(|r| r.rmr.is_none()) {
+        return Err(UsageError(format!(
+            "no run in {} carries model RMRs (every rmr is null); run with --rmr cc|cc-wb|dsm",
+            dir.display()
+        )));
+    }
+    Ok(loaded)
+}
+
 /// A configuration's model side joined with its measured side.
 #[derive(Clone, Debug)]
 pub struct Joined<'a> {

@@ -1,6 +1,5 @@
-//! `lockbench report DIR`: renders a directory of results (what `run` or `sweep` saved) as
-//! `report.md` with SVG plots beside it (`plots/`) and the latency histograms as HdrHistogram
-//! interval logs (`hlog/`).
+//! Rendering a directory of results (what `run` or `sweep` saved) as `report.md` with SVG plots
+//! beside it (`plots/`) and the latency histograms as HdrHistogram interval logs (`hlog/`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -9,27 +8,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use clap::Args;
 
 use super::hlog;
 use super::plots::{self, Axis, LineChart, Pt, Row, Series};
 use super::saved::{self, file_safe, Saved, Scenario};
 use super::{nanos, rate};
-
-/// Options of `report`.
-#[derive(Args, Debug)]
-pub struct ReportArgs {
-    /// Directory of results: what `lockbench run` or `lockbench sweep` saved (a suite's
-    /// directory of several runs works too).
-    pub dir: PathBuf,
-    /// Where report.md, plots/ and hlog/ go (default: DIR).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Calibration for the predicted-vs-measured plot of `--rmr` runs (default:
-    /// DIR/calibration.json, then reports/calibration.json, when present).
-    #[arg(long)]
-    pub calibration: Option<PathBuf>,
-}
 
 fn int(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
@@ -752,21 +735,6 @@ fn hardware_section(
         );
     }
     md
-}
-
-/// `lockbench report DIR`.
-pub fn report(args: &ReportArgs) -> Result<i32> {
-    let out = args.out.clone().unwrap_or_else(|| args.dir.clone());
-    let w = render(&args.dir, &out, args.calibration.as_deref())?;
-    println!(
-        "report: {} ({} plots in {}, {} interval logs in {})",
-        w.markdown.display(),
-        w.plots.len(),
-        out.join("plots").display(),
-        w.hlogs.len(),
-        out.join("hlog").display()
-    );
-    Ok(0)
 }
 
 #[cfg(test)]
