@@ -17,7 +17,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::render::host_line;
-use super::saved::{PointKey, Saved};
+use super::saved::PointKey;
+use super::RunResult;
 use super::{nanos, rate, Format};
 use crate::error::UsageError;
 use crate::metrics::stats::{Estimate, Interval};
@@ -148,12 +149,12 @@ pub fn parse_percent(text: &str) -> Result<f64, UsageError> {
 /// Compares every point of `b` with the same point of `a`; points of only one side are
 /// returned apart.
 pub fn compare(
-    a: &[Saved],
-    b: &[Saved],
+    a: &[RunResult],
+    b: &[RunResult],
     fail_above: Option<f64>,
 ) -> (Vec<PointComparison>, Vec<PointKey>, Vec<PointKey>) {
-    let by_key: BTreeMap<PointKey, &Saved> = a.iter().map(|r| (r.key(), r)).collect();
-    let b_keys: BTreeMap<PointKey, &Saved> = b.iter().map(|r| (r.key(), r)).collect();
+    let by_key: BTreeMap<PointKey, &RunResult> = a.iter().map(|r| (r.key(), r)).collect();
+    let b_keys: BTreeMap<PointKey, &RunResult> = b.iter().map(|r| (r.key(), r)).collect();
     let mut points = Vec::new();
     for (k, rb) in &b_keys {
         let Some(ra) = by_key.get(k) else { continue };
@@ -267,7 +268,7 @@ pub struct Side<'a> {
     /// The directory given.
     pub dir: &'a Path,
     /// Its first result.
-    pub first: &'a Saved,
+    pub first: &'a RunResult,
 }
 
 /// The usage error when the two sets share no point.
@@ -465,7 +466,7 @@ mod tests {
 
     #[test]
     fn regressions_need_both_size_and_certainty() {
-        let point = |lock: &str, rounds: &[f64]| -> Saved {
+        let point = |lock: &str, rounds: &[f64]| -> RunResult {
             serde_json::from_value(serde_json::json!({
                 "lock": lock, "threads": 2, "mix": "distinct", "throughput_per_sec": rounds[0],
                 "per_round": rounds.iter().enumerate()
