@@ -2,7 +2,7 @@
 //! live in its own file under [`crate::cmd`]; the groups several commands share, in
 //! [`crate::opts`].
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 /// Measures lock algorithms against their theory: speed, fairness, safety.
 #[derive(Parser, Debug)]
@@ -52,13 +52,4 @@ pub enum Command {
     /// with a progress bar; each finished point is saved at once and --resume DIR finishes an
     /// interrupted sweep.
     Sweep(crate::cmd::sweep::Args),
-}
-
-/// Formats of `list`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ListFormat {
-    /// Aligned table.
-    Table,
-    /// JSON array.
-    Json,
 }

@@ -3,7 +3,6 @@
 pub mod check;
 pub mod cli;
 pub mod cmd;
-pub mod compare;
 pub mod engine;
 pub mod error;
 pub mod hw;

@@ -31,7 +31,8 @@ pub struct TraceRecord {
 }
 
 /// What the trace shows.
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
+#[serde(default)]
 pub struct TraceReport {
     /// Passages analysed.
     pub passages: u64,

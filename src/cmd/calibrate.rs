@@ -1,4 +1,54 @@
-//! `lockbench calibrate`: Cache-line transfer costs.
+//! `lockbench calibrate`: measures what moving a cache line between each pair of CPUs costs
+//! and saves the matrix for `predict`.
 
-pub use crate::hw::calibrate as exec;
-pub use crate::hw::CalibrateArgs as Args;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::hw::{self, calibrate};
+use crate::opts::{Format, FormatOpt, OutOpt};
+
+/// Options of `calibrate`.
+#[derive(clap::Args, Debug)]
+#[command(mut_arg("out", |a| a
+    .help("Where to save the calibration (JSON)")
+    .default_value(hw::DEFAULT_CALIBRATION)))]
+#[command(mut_arg("format", |a| a.help("Output format: table or json (default table)")))]
+pub struct Args {
+    /// CPUs to measure between, e.g. 0-3,8 (default: one CPU per physical core this process
+    /// may use).
+    #[arg(long)]
+    pub cpus: Option<String>,
+    /// Cache lines per timed batch.
+    #[arg(long, default_value_t = 64)]
+    pub lines: usize,
+    /// Timed batches per operation and CPU pair; the median is kept.
+    #[arg(long, default_value_t = 201)]
+    pub rounds: usize,
+    /// Where to save the calibration (JSON).
+    #[command(flatten)]
+    pub out: OutOpt,
+    /// Output format: table or json (default table).
+    #[command(flatten)]
+    pub format: FormatOpt,
+}
+
+/// `lockbench calibrate`: returns the exit code.
+pub fn exec(args: &Args) -> Result<i32> {
+    let format = args
+        .format
+        .pick("calibrate", &[Format::Table, Format::Json], Format::Table)?;
+    let out = args
+        .out
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(hw::DEFAULT_CALIBRATION));
+    let cal = calibrate::calibrate(args.cpus.as_deref(), args.lines, args.rounds)?;
+    calibrate::save(&cal, &out)?;
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&cal)?),
+        _ => print!("{}", calibrate::table(&cal)),
+    }
+    eprintln!("calibration saved to {}", out.display());
+    Ok(0)
+}

@@ -1,4 +1,40 @@
-//! `lockbench report`: Render a results directory.
+//! `lockbench report DIR`: renders a directory of results as `report.md` with SVG plots and
+//! HdrHistogram interval logs.
 
-pub use crate::report::render::report as exec;
-pub use crate::report::render::ReportArgs as Args;
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::opts::OutOpt;
+use crate::report::render;
+
+/// Options of `report`.
+#[derive(clap::Args, Debug)]
+#[command(mut_arg("out", |a| a.help("Where report.md, plots/ and hlog/ go (default: DIR)")))]
+pub struct Args {
+    /// Directory of results: what `lockbench run` or `lockbench sweep` saved (a suite's
+    /// directory of several runs works too).
+    pub dir: PathBuf,
+    /// Where report.md, plots/ and hlog/ go (default: DIR).
+    #[command(flatten)]
+    pub out: OutOpt,
+    /// Calibration for the predicted-vs-measured plot of `--rmr` runs (default:
+    /// DIR/calibration.json, then reports/calibration.json, when present).
+    #[arg(long)]
+    pub calibration: Option<PathBuf>,
+}
+
+/// `lockbench report DIR`.
+pub fn exec(args: &Args) -> Result<i32> {
+    let out = args.out.out.clone().unwrap_or_else(|| args.dir.clone());
+    let w = render::render(&args.dir, &out, args.calibration.as_deref())?;
+    println!(
+        "report: {} ({} plots in {}, {} interval logs in {})",
+        w.markdown.display(),
+        w.plots.len(),
+        out.join("plots").display(),
+        w.hlogs.len(),
+        out.join("hlog").display()
+    );
+    Ok(0)
+}

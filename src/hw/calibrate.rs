@@ -474,6 +474,39 @@ pub fn choose_cpus(asked: Option<&str>, topo: &Topology) -> Result<Vec<usize>, U
     Ok(cpus)
 }
 
+/// `lockbench calibrate`: checks the settings, measures between the CPUs asked for (`None`:
+/// one per physical core this process may use) and returns the calibration.
+pub fn calibrate(cpus: Option<&str>, lines: usize, rounds: usize) -> Result<Calibration> {
+    if lines < 2 {
+        return Err(UsageError("--lines must be at least 2".into()).into());
+    }
+    if rounds == 0 {
+        return Err(UsageError("--rounds must be at least 1".into()).into());
+    }
+    let topo = Topology::detect().context("reading the CPU topology")?;
+    let cpus = choose_cpus(cpus, &topo)?;
+    let pairs = cpus.len() * (cpus.len() - 1);
+    eprintln!(
+        "lockbench calibrate: {} CPUs, {pairs} ordered pairs, {lines} lines × {rounds} rounds per operation",
+        cpus.len(),
+    );
+    measure(&Settings {
+        cpus,
+        lines,
+        rounds,
+    })
+}
+
+/// Saves the calibration as JSON at `path` (its directory created when missing).
+pub fn save(cal: &Calibration, path: &std::path::Path) -> Result<()> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    std::fs::write(path, serde_json::to_string_pretty(cal)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
 /// The calibration as an aligned table.
 pub fn table(c: &Calibration) -> String {
     use std::fmt::Write as _;

@@ -15,9 +15,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::results::{join, Joined, RunRec};
+use super::results::{join, Joined};
 use super::stats::{fit, pearson, spearman};
 use super::svg::{render, Point, Scatter};
+use crate::report::RunResult;
 
 /// The clock's pseudo-event: the whole passage, ns.
 pub const CLOCK: &str = "passage-ns";
@@ -134,7 +135,7 @@ fn file_part(s: &str) -> String {
 
 /// Correlates the runs of `runs` (read from `dir`), writing one SVG per (model, event) with at
 /// least two points under `svg_dir` (none when `None`).
-pub fn correlate(dir: &Path, runs: &[RunRec], svg_dir: Option<&Path>) -> anyhow::Result<Report> {
+pub fn correlate(dir: &Path, runs: &[RunResult], svg_dir: Option<&Path>) -> anyhow::Result<Report> {
     let joined = join(runs);
     let mut notes = Vec::new();
     let on_counting = joined

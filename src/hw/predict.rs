@@ -34,7 +34,9 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::calibrate::Calibration;
-use super::results::{join, RunRec};
+use super::results::join;
+use crate::report::result::ModelRmrs;
+use crate::report::RunResult;
 
 /// One configuration's prediction.
 #[derive(Clone, Debug, Serialize)]
@@ -86,28 +88,28 @@ pub struct Report {
 
 /// The uncontended cost of `run`'s configuration: its 1-thread passage time (a native run
 /// preferred) less the 1-thread RMRs (of the same model) at the local cost of that thread's CPU.
-fn local_time(run: &RunRec, runs: &[RunRec], cal: &Calibration) -> Option<f64> {
-    let mut key = run.key();
+fn local_time(run: &RunResult, runs: &[RunResult], cal: &Calibration) -> Option<f64> {
+    let mut key = run.config_key();
     key.5 = 1;
-    let same = |r: &&RunRec| r.key() == key && r.passage_mean().is_some();
+    let same = |r: &&RunResult| r.config_key() == key && r.passage_mean().is_some();
     let timed = runs
         .iter()
         .filter(|r| r.rmr.is_none())
         .find(same)
         .or_else(|| runs.iter().find(same))?;
-    let model = run.rmr.as_ref().map(|m| m.model.as_str());
+    let model = run.model_rmrs().map(|m| m.model);
     let own_rmrs = runs
         .iter()
-        .filter(|r| r.key() == key)
-        .filter_map(|r| r.rmr.as_ref())
-        .find(|m| Some(m.model.as_str()) == model)
-        .map_or(0.0, total_rmrs);
+        .filter(|r| r.config_key() == key)
+        .filter_map(RunResult::model_rmrs)
+        .find(|m| Some(&m.model) == model.as_ref())
+        .map_or(0.0, |m| total_rmrs(&m));
     let (local_cost, _) = cal.cost_for(&timed.cpus());
     Some((timed.passage_mean()? - own_rmrs * local_cost).max(0.0))
 }
 
 /// RMRs per passage: the sum of the sections, or the total when no sections are given.
-fn total_rmrs(rmr: &super::results::RmrRec) -> f64 {
+fn total_rmrs(rmr: &ModelRmrs) -> f64 {
     let sections = rmr.sections();
     if sections.is_empty() {
         rmr.per_passage_mean
@@ -117,7 +119,7 @@ fn total_rmrs(rmr: &super::results::RmrRec) -> f64 {
 }
 
 /// Predicts every configuration of `runs` that carries model RMRs.
-pub fn predict(runs: &[RunRec], cal: &Calibration) -> Report {
+pub fn predict(runs: &[RunResult], cal: &Calibration) -> Report {
     let mut predictions = Vec::new();
     for j in join(runs) {
         let rmr = j.rmr();
@@ -304,7 +306,7 @@ mod tests {
         }
     }
 
-    fn run(json: &str) -> RunRec {
+    fn run(json: &str) -> RunResult {
         serde_json::from_str(json).unwrap()
     }
 

@@ -1,144 +1,22 @@
-//! Reading saved results back: the fields `correlate` and `predict` need, parsed tolerantly
-//! (missing fields take defaults, `rmr` may be null), from a directory of `lockbench run`
-//! output.
+//! Reading saved results back for `correlate` and `predict`: the [`RunResult`]s of a directory
+//! of `lockbench run` output (an object counts as a run when it names its lock and threads).
 //!
 //! A directory holding `results.json` (every run of one invocation) is read from that file
 //! alone; any other `*.json` holding a run object or an array of them is read too, so single
 //! saved runs and hand-assembled files work. Files that are not results (a calibration, say)
 //! are skipped and counted.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
 use crate::error::UsageError;
+use crate::report::result::ModelRmrs;
+use crate::report::RunResult;
 
-/// Sections of a passage, in order.
-pub const SECTIONS: [&str; 4] = ["doorway", "waiting", "cs", "exit"];
-
-/// A whole-passage latency summary (only the mean is used).
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct Summary {
-    /// Mean, ns.
-    #[serde(default)]
-    pub mean: Option<f64>,
-}
-
-/// One thread's placement.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct ThreadRec {
-    /// CPU it was pinned to (null: not pinned).
-    #[serde(default)]
-    pub cpu: Option<usize>,
-}
-
-/// One counter, as saved.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct CounterRec {
-    /// Counter name.
-    pub name: String,
-    /// Per passage; null when unavailable.
-    #[serde(default)]
-    pub per_passage: Option<f64>,
-    /// Why it is missing.
-    #[serde(default)]
-    pub unavailable: Option<String>,
-    /// The raw encoding, for raw events.
-    #[serde(default)]
-    pub event: Option<String>,
-}
-
-/// RMRs under a model, as `run --rmr` saves them.
-#[derive(Clone, Debug, Deserialize)]
-pub struct RmrRec {
-    /// Model: cc, cc-wb, dsm.
-    pub model: String,
-    /// Mean RMRs per passage.
-    pub per_passage_mean: f64,
-    /// Largest RMRs of one passage.
-    #[serde(default)]
-    pub per_passage_max: Option<f64>,
-    /// Per-passage mean of each section (doorway, waiting, cs, exit).
-    #[serde(default)]
-    pub by_section: BTreeMap<String, serde_json::Value>,
-}
-
-impl RmrRec {
-    /// The per-passage mean of one section: a number, or an object's `mean` /
-    /// `per_passage_mean`.
-    pub fn section(&self, name: &str) -> Option<f64> {
-        let v = self.by_section.get(name)?;
-        v.as_f64().or_else(|| {
-            v.get("mean")
-                .or_else(|| v.get("per_passage_mean"))
-                .and_then(serde_json::Value::as_f64)
-        })
-    }
-
-    /// The sections present, in passage order, with their means.
-    pub fn sections(&self) -> Vec<(&'static str, f64)> {
-        SECTIONS
-            .iter()
-            .filter_map(|s| self.section(s).map(|v| (*s, v)))
-            .collect()
-    }
-}
-
-/// The host, as saved.
-#[derive(Clone, Debug, Default, Deserialize)]
-pub struct HostRec {
-    /// CPU model.
-    #[serde(default)]
-    pub cpu_model: Option<String>,
-}
-
-/// One saved run: the fields the hardware commands read.
-#[derive(Clone, Debug, Deserialize)]
-pub struct RunRec {
-    /// Lock name.
-    pub lock: String,
-    /// Threads.
-    pub threads: usize,
-    /// Session mix.
-    #[serde(default)]
-    pub mix: String,
-    /// Critical-section busy work, ns.
-    #[serde(default)]
-    pub cs_ns: u64,
-    /// Think-time busy work, ns.
-    #[serde(default)]
-    pub think_ns: u64,
-    /// Shared lines touched in the critical section.
-    #[serde(default)]
-    pub cs_lines: usize,
-    /// Whole passage, ns (sampled: each timed passage also pays for two clock reads).
-    #[serde(default)]
-    pub passage_ns: Option<Summary>,
-    /// Passages per second over all threads.
-    #[serde(default)]
-    pub throughput_per_sec: Option<f64>,
-    /// Placement of each thread.
-    #[serde(default)]
-    pub per_thread: Vec<ThreadRec>,
-    /// Counters.
-    #[serde(default)]
-    pub counters: Vec<CounterRec>,
-    /// Model RMRs, when measured.
-    #[serde(default)]
-    pub rmr: Option<RmrRec>,
-    /// Host.
-    #[serde(default)]
-    pub host: Option<HostRec>,
-    /// The file it came from (set on loading).
-    #[serde(skip)]
-    pub file: PathBuf,
-}
-
-impl RunRec {
+/// Reading a saved run back: what the hardware commands need of it.
+impl RunResult {
     /// Identifies one configuration across invocations (the thread count included).
-    pub fn key(&self) -> (String, String, u64, u64, usize, usize) {
+    pub fn config_key(&self) -> (String, String, u64, u64, usize, usize) {
         (
             self.lock.clone(),
             self.mix.clone(),
@@ -152,16 +30,17 @@ impl RunRec {
     /// Mean passage time, ns: from the throughput when the run has one (each thread's mean
     /// time from one request to the next, less the think time; no clock is read per passage,
     /// so neither the timer's own cost nor the sampling enters it), else the mean of the timed
-    /// passages.
+    /// passages (none when the run saved neither).
     pub fn passage_mean(&self) -> Option<f64> {
-        if let Some(t) = self
-            .throughput_per_sec
-            .filter(|t| t.is_finite() && *t > 0.0)
-        {
+        let t = self.throughput_per_sec;
+        if t.is_finite() && t > 0.0 {
             let cycle = self.threads as f64 * 1e9 / t;
             return Some((cycle - self.think_ns as f64).max(0.0));
         }
-        self.passage_ns.as_ref()?.mean.filter(|m| m.is_finite())
+        let p = &self.passage_ns;
+        (p.count > 0 || p.mean != 0.0)
+            .then_some(p.mean)
+            .filter(|m| m.is_finite())
     }
 
     /// The CPUs of its threads (`None` for unpinned ones).
@@ -178,7 +57,7 @@ impl RunRec {
 #[derive(Debug, Default)]
 pub struct Loaded {
     /// The runs.
-    pub runs: Vec<RunRec>,
+    pub runs: Vec<RunResult>,
     /// JSON files that held no results.
     pub skipped: Vec<PathBuf>,
 }
@@ -214,6 +93,22 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
+/// One saved run: an object naming its lock and threads.
+fn run_of(v: serde_json::Value) -> Option<RunResult> {
+    let named = v.get("lock").is_some_and(serde_json::Value::is_string)
+        && v.get("threads").is_some_and(serde_json::Value::is_u64);
+    named.then(|| serde_json::from_value(v).ok()).flatten()
+}
+
+/// The runs of one results file: a run, or an array of runs (`None` when it is neither).
+pub fn runs_of(text: &str) -> Option<Vec<RunResult>> {
+    match serde_json::from_str::<serde_json::Value>(text).ok()? {
+        serde_json::Value::Array(items) => items.into_iter().map(run_of).collect(),
+        v @ serde_json::Value::Object(_) => run_of(v).map(|r| vec![r]),
+        _ => None,
+    }
+}
+
 /// Reads every run under `dir`. A missing directory, or one with no results, is bad input.
 pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
     if !dir.is_dir() {
@@ -232,24 +127,8 @@ pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
             loaded.skipped.push(file);
             continue;
         };
-        let runs = match serde_json::from_str::<serde_json::Value>(&text) {
-            Ok(serde_json::Value::Array(items)) => items
-                .into_iter()
-                .map(serde_json::from_value::<RunRec>)
-                .collect::<Result<Vec<_>, _>>()
-                .ok(),
-            Ok(v @ serde_json::Value::Object(_)) => {
-                serde_json::from_value::<RunRec>(v).ok().map(|r| vec![r])
-            }
-            _ => None,
-        };
-        match runs {
-            Some(runs) if !runs.is_empty() => {
-                loaded.runs.extend(runs.into_iter().map(|mut r| {
-                    r.file = file.clone();
-                    r
-                }));
-            }
+        match runs_of(&text) {
+            Some(runs) if !runs.is_empty() => loaded.runs.extend(runs),
             _ => loaded.skipped.push(file),
         }
     }
@@ -262,15 +141,30 @@ pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
     Ok(loaded)
 }
 
+/// Reads every run under `dir`, as [`load`] does, and requires some run to carry model RMRs
+/// (what `correlate` and `predict` work on).
+pub fn load_modelled(dir: &Path) -> Result<Loaded, UsageError> {
+    let loaded = load(dir)?;
+    if loaded.runs.iter().all(|r| r.rmr.is_none()) {
+        return Err(UsageError(format!(
+            "no run in {} carries model RMRs (every rmr is null); run with --rmr cc|cc-wb|dsm",
+            dir.display()
+        )));
+    }
+    Ok(loaded)
+}
+
 /// A configuration's model side joined with its measured side.
 #[derive(Clone, Debug)]
 pub struct Joined<'a> {
     /// The run carrying the model RMRs.
-    pub model: &'a RunRec,
+    pub model: &'a RunResult,
+    /// Its model RMRs.
+    pub rmrs: ModelRmrs,
     /// The run whose clock and counters are used: a run of the same configuration on native
     /// memory when the directory holds one (the counting memory slows every access and adds
     /// traffic of its own), else the model run itself.
-    pub measured: &'a RunRec,
+    pub measured: &'a RunResult,
 }
 
 impl Joined<'_> {
@@ -280,22 +174,26 @@ impl Joined<'_> {
     }
 
     /// The model's RMRs.
-    pub fn rmr(&self) -> &RmrRec {
-        self.model.rmr.as_ref().expect("joined runs carry RMRs")
+    pub fn rmr(&self) -> &ModelRmrs {
+        &self.rmrs
     }
 }
 
 /// Every run with model RMRs, each joined with a native run of the same configuration when
 /// there is one (the first found).
-pub fn join(runs: &[RunRec]) -> Vec<Joined<'_>> {
+pub fn join(runs: &[RunResult]) -> Vec<Joined<'_>> {
     runs.iter()
-        .filter(|r| r.rmr.is_some())
-        .map(|model| {
+        .filter_map(|model| {
+            let rmrs = model.model_rmrs()?;
             let measured = runs
                 .iter()
-                .find(|n| n.rmr.is_none() && n.key() == model.key())
+                .find(|n| n.rmr.is_none() && n.config_key() == model.config_key())
                 .unwrap_or(model);
-            Joined { model, measured }
+            Some(Joined {
+                model,
+                rmrs,
+                measured,
+            })
         })
         .collect()
 }
@@ -304,7 +202,7 @@ pub fn join(runs: &[RunRec]) -> Vec<Joined<'_>> {
 mod tests {
     use super::*;
 
-    fn run(json: &str) -> RunRec {
+    fn run(json: &str) -> RunResult {
         serde_json::from_str(json).unwrap()
     }
 
@@ -323,7 +221,7 @@ mod tests {
         );
         assert_eq!(r.passage_mean(), Some(120.5));
         assert_eq!(r.cpus(), vec![Some(0), Some(1)]);
-        let rmr = r.rmr.unwrap();
+        let rmr = r.model_rmrs().unwrap();
         assert_eq!(
             rmr.sections(),
             vec![

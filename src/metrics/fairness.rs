@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 /// How evenly passages were shared among threads.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
+#[serde(default)]
 pub struct Fairness {
     /// Jain's index (Σx)² / (n·Σx²): 1 when every thread did the same, 1/n when one did all.
     pub jain: f64,

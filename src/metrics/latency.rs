@@ -53,7 +53,8 @@ pub fn ticks_histogram(ns_per_tick: f64) -> Histogram<u64> {
 }
 
 /// Latency percentiles in nanoseconds.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
+#[serde(default)]
 pub struct LatencySummary {
     /// Median.
     pub p50: f64,

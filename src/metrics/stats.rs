@@ -4,7 +4,8 @@
 use serde::Serialize;
 
 /// A confidence interval for a median.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Interval {
     /// Lower bound.
     pub low: f64,
@@ -23,7 +24,8 @@ impl Interval {
 }
 
 /// A median and its interval.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Estimate {
     /// The median.
     pub median: f64,
@@ -81,7 +83,8 @@ pub fn median_estimate(values: &[f64]) -> Option<Estimate> {
 }
 
 /// Spread of a figure over repetitions.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
+#[serde(default)]
 pub struct Spread {
     /// Smallest over repetitions.
     pub min: f64,

@@ -1,6 +1,7 @@
 //! Results and their exports: an aligned table for people, JSON (the machine-readable
 //! contract), CSV and Markdown. Every export is one [`Exporter`].
 
+pub mod compare;
 pub mod hlog;
 pub mod plots;
 pub mod render;

@@ -1,6 +1,5 @@
-//! `lockbench report DIR`: renders a directory of results (what `run` or `sweep` saved) as
-//! `report.md` with SVG plots beside it (`plots/`) and the latency histograms as HdrHistogram
-//! interval logs (`hlog/`).
+//! Rendering a directory of results (what `run` or `sweep` saved) as `report.md` with SVG plots
+//! beside it (`plots/`) and the latency histograms as HdrHistogram interval logs (`hlog/`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -9,27 +8,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use clap::Args;
 
 use super::hlog;
 use super::plots::{self, Axis, LineChart, Pt, Row, Series};
-use super::saved::{self, file_safe, Saved, Scenario};
+use super::saved::{self, file_safe, Scenario};
+use super::RunResult;
 use super::{nanos, rate};
-
-/// Options of `report`.
-#[derive(Args, Debug)]
-pub struct ReportArgs {
-    /// Directory of results: what `lockbench run` or `lockbench sweep` saved (a suite's
-    /// directory of several runs works too).
-    pub dir: PathBuf,
-    /// Where report.md, plots/ and hlog/ go (default: DIR).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Calibration for the predicted-vs-measured plot of `--rmr` runs (default:
-    /// DIR/calibration.json, then reports/calibration.json, when present).
-    #[arg(long)]
-    pub calibration: Option<PathBuf>,
-}
+use crate::runner::host::Host;
 
 fn int(v: f64) -> String {
     if (v - v.round()).abs() < 1e-9 {
@@ -73,7 +58,7 @@ pub struct Written {
 }
 
 /// Locks in plotting order: the papers' algorithms by name, then baselines by name.
-fn lock_order<'a>(runs: &[&'a Saved]) -> Vec<(&'a str, bool)> {
+fn lock_order<'a>(runs: &[&'a RunResult]) -> Vec<(&'a str, bool)> {
     let mut locks: Vec<(&str, bool)> = Vec::new();
     for r in runs {
         if !locks.iter().any(|(l, _)| *l == r.lock) {
@@ -106,7 +91,7 @@ fn axis_rate(v: f64) -> String {
 
 /// The percentile spectrum of one result: (log10(1/(1−q)), latency ns), from its histogram
 /// when saved, else from its percentiles.
-fn spectrum(r: &Saved) -> Vec<(f64, f64)> {
+fn spectrum(r: &RunResult) -> Vec<(f64, f64)> {
     if let Some(h) = r.latency_histogram.as_deref().and_then(hlog::decode) {
         if !h.is_empty() {
             let top = (h.len() as f64).log10();
@@ -149,34 +134,32 @@ fn write_svg(out: &Path, name: &str, svg: &str, written: &mut Written) -> Result
 }
 
 /// A host in one line: CPU, cores, kernel and the settings that move figures.
-pub fn host_line(host: &serde_json::Value) -> String {
-    let s = |k: &str| host.get(k).and_then(|v| v.as_str()).map(str::to_string);
-    let n = |k: &str| host.get(k).and_then(|v| v.as_u64());
+pub fn host_line(host: &Host) -> String {
     let mut parts = Vec::new();
-    if let Some(m) = s("cpu_model") {
-        parts.push(m);
+    if let Some(m) = &host.cpu_model {
+        parts.push(m.clone());
     }
-    if let (Some(c), Some(l)) = (n("physical_cores"), n("logical_cpus")) {
-        parts.push(format!("{c} cores / {l} CPUs"));
+    if host.logical_cpus > 0 {
+        parts.push(format!(
+            "{} cores / {} CPUs",
+            host.physical_cores, host.logical_cpus
+        ));
     }
-    if let Some(k) = s("kernel") {
+    if let Some(k) = &host.kernel {
         parts.push(format!("Linux {k}"));
     }
-    for (key, what) in [
-        ("governor", "governor"),
-        ("boost", "boost"),
-        ("smt_control", "SMT"),
-        ("clocksource", "clocksource"),
-        ("microcode", "microcode"),
-        ("isolated_cpus", "isolated"),
+    let env = &host.env;
+    let on_off = |b: Option<bool>| b.map(|b| if b { "on" } else { "off" }.to_string());
+    for (what, v) in [
+        ("governor", env.governor.clone()),
+        ("boost", on_off(env.boost)),
+        ("SMT", env.smt_control.clone()),
+        ("clocksource", env.clocksource.clone()),
+        ("microcode", env.microcode.clone()),
+        ("isolated", env.isolated_cpus.clone()),
     ] {
-        match host.get(key) {
-            Some(serde_json::Value::String(v)) if !v.is_empty() => {
-                parts.push(format!("{what} {v}"))
-            }
-            Some(serde_json::Value::Bool(b)) => {
-                parts.push(format!("{what} {}", if *b { "on" } else { "off" }))
-            }
+        match v {
+            Some(v) if !v.is_empty() => parts.push(format!("{what} {v}")),
             _ => {}
         }
     }
@@ -196,10 +179,10 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         .with_context(|| format!("cannot create {}/hlog", out.display()))?;
     let mut written = Written::default();
     // Every lock keeps one colour and marker across the plots.
-    let all: Vec<&Saved> = runs.iter().collect();
+    let all: Vec<&RunResult> = runs.iter().collect();
     let palette: Vec<&str> = lock_order(&all).iter().map(|(l, _)| *l).collect();
     let style = |l: &str| palette.iter().position(|p| *p == l).unwrap_or(0);
-    let mut scenarios: BTreeMap<Scenario, Vec<&Saved>> = BTreeMap::new();
+    let mut scenarios: BTreeMap<Scenario, Vec<&RunResult>> = BTreeMap::new();
     for r in &runs {
         scenarios.entry(r.key().scenario()).or_default().push(r);
     }
@@ -240,7 +223,7 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
             hosts.join("; ")
         );
     }
-    let unsafe_runs: Vec<&Saved> = runs
+    let unsafe_runs: Vec<&RunResult> = runs
         .iter()
         .filter(|r| r.safety_violations > 0 || r.invariant_failures > 0 || r.stalled.is_some())
         .collect();
@@ -274,7 +257,7 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         let find = |lock: &str, t: usize| rs.iter().find(|r| r.lock == lock && r.threads == t);
         let rounds = rs.iter().map(|r| r.repeat).max().unwrap_or(1).max(1);
         // One series per lock over the thread counts: a point for each result `point` takes.
-        let over_threads = |point: &dyn Fn(&Saved) -> Option<Pt>| -> Vec<Series> {
+        let over_threads = |point: &dyn Fn(&RunResult) -> Option<Pt>| -> Vec<Series> {
             locks
                 .iter()
                 .map(|(l, base)| Series {
@@ -339,7 +322,7 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         // memory slows every access, so its timings say little about the lock).
         let timed: &[usize] = if scen.rmr.is_empty() { &threads } else { &[] };
         for &t in timed {
-            let at: Vec<&Saved> = rs.iter().copied().filter(|r| r.threads == t).collect();
+            let at: Vec<&RunResult> = rs.iter().copied().filter(|r| r.threads == t).collect();
             let series: Vec<Series> = lock_order(&at)
                 .iter()
                 .filter_map(|(l, base)| {
@@ -395,7 +378,7 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
 
         // Per-thread fairness at each contended thread count (native runs).
         for &t in timed.iter().filter(|&&t| t > 1) {
-            let at: Vec<&Saved> = rs.iter().copied().filter(|r| r.threads == t).collect();
+            let at: Vec<&RunResult> = rs.iter().copied().filter(|r| r.threads == t).collect();
             let rows: Vec<Row> = lock_order(&at)
                 .iter()
                 .filter_map(|(l, base)| {
@@ -432,7 +415,7 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         }
 
         // GME: processes inside together.
-        let gme: Vec<&Saved> = rs
+        let gme: Vec<&RunResult> = rs
             .iter()
             .copied()
             .filter(|r| r.problem == "gme" && r.concurrency.is_some())
@@ -472,7 +455,7 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         // RMRs per passage (runs with --rmr).
         if !scen.rmr.is_empty() {
             let series: Vec<Series> = over_threads(&|r| {
-                let m = r.rmr.as_ref()?;
+                let m = r.model_rmrs()?;
                 Some(Pt::new(r.threads as f64, m.per_passage_mean, None))
             })
             .into_iter()
@@ -589,7 +572,7 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
             format!("{:.3}", r.fairness_jain),
             r.concurrency
                 .map_or("–".into(), |c| format!("{:.2}/{}", c.mean, c.max)),
-            r.rmr.as_ref().map_or("–".into(), |m| {
+            r.model_rmrs().map_or("–".into(), |m| {
                 format!("{:.1} ({})", m.per_passage_mean, m.model)
             }),
             safety,
@@ -637,16 +620,13 @@ fn hardware_section(
 ) -> String {
     let mut md = String::from("## Model against hardware\n\n");
     // The same files the report read (a sweep's unfinished point is left out).
-    let mut runs: Vec<crate::hw::results::RunRec> = Vec::new();
+    let mut runs: Vec<RunResult> = Vec::new();
     for f in saved::result_files(dir) {
         let parsed = fs::read_to_string(&f)
             .ok()
-            .and_then(|t| serde_json::from_str::<Vec<crate::hw::results::RunRec>>(&t).ok());
+            .and_then(|t| crate::hw::results::runs_of(&t));
         match parsed {
-            Some(rs) => runs.extend(rs.into_iter().map(|mut r| {
-                r.file = f.clone();
-                r
-            })),
+            Some(rs) => runs.extend(rs),
             None => {
                 let _ = writeln!(md, "Not drawn: {} could not be read.\n", f.display());
                 return md;
@@ -754,21 +734,6 @@ fn hardware_section(
     md
 }
 
-/// `lockbench report DIR`.
-pub fn report(args: &ReportArgs) -> Result<i32> {
-    let out = args.out.clone().unwrap_or_else(|| args.dir.clone());
-    let w = render(&args.dir, &out, args.calibration.as_deref())?;
-    println!(
-        "report: {} ({} plots in {}, {} interval logs in {})",
-        w.markdown.display(),
-        w.plots.len(),
-        out.join("plots").display(),
-        w.hlogs.len(),
-        out.join("hlog").display()
-    );
-    Ok(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -784,7 +749,7 @@ mod tests {
 
     #[test]
     fn spectrum_from_percentiles_when_no_histogram() {
-        let r: Saved = serde_json::from_str(
+        let r: RunResult = serde_json::from_str(
             r#"{"lock": "a", "latency_ns": {"p50": 10, "p90": 20, "p99": 40, "p999": 80,
                 "max": 500, "mean": 12, "count": 5000}}"#,
         )
@@ -801,10 +766,10 @@ mod tests {
         for v in 1..=10_000u64 {
             h.record(v).unwrap();
         }
-        let r = Saved {
+        let r = RunResult {
             lock: "a".into(),
             latency_histogram: hlog::encode(&h),
-            ..Saved::default()
+            ..RunResult::default()
         };
         let s = spectrum(&r);
         assert!(s.len() > 50);

@@ -1,9 +1,14 @@
-//! The result of one (lock, configuration) run: the machine-readable contract.
+//! The result of one (lock, configuration) run: the machine-readable contract, written by `run`
+//! and `sweep` and read back, as this same type, by `report`, `compare`, `correlate` and
+//! `predict`.
 //!
 //! Field names are stable: add, don't rename. Every figure is documented here; JSON carries
-//! them under the same names.
+//! them under the same names. Reading back is tolerant: a field an older file lacks takes its
+//! default (zero, empty, null), so results saved by earlier versions still load.
 
-use serde::Serialize;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::check::trace::TraceReport;
 use crate::metrics::counters::CounterReport;
@@ -19,7 +24,8 @@ use crate::runner::host::Host;
 pub const STARVED_BELOW: f64 = 0.5;
 
 /// Processes inside together, as the oracle saw them at each entry.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct Concurrency {
     /// Mean over entries.
     pub mean: f64,
@@ -28,7 +34,8 @@ pub struct Concurrency {
 }
 
 /// Per-thread figures.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct ThreadResult {
     /// Thread (= process id).
     pub thread: usize,
@@ -43,7 +50,8 @@ pub struct ThreadResult {
 }
 
 /// One round's figures of a run.
-#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(default)]
 pub struct RoundFigure {
     /// Round (0-based); every configuration runs once per round.
     pub round: usize,
@@ -55,7 +63,8 @@ pub struct RoundFigure {
 }
 
 /// One (lock, configuration) run.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct RunResult {
     /// Lock name.
     pub lock: String,
@@ -132,7 +141,9 @@ pub struct RunResult {
     pub invariant_example: Option<String>,
     /// Counters, each per passage or null with the reason it is unavailable.
     pub counters: Vec<CounterReport>,
-    /// RMRs under the papers' model (null: not measured in this run).
+    /// RMRs under the papers' model (null: not measured in this run); read back, it must hold
+    /// at least what [`ModelRmrs`] reads.
+    #[serde(deserialize_with = "model_rmrs_checked")]
     pub rmr: Option<serde_json::Value>,
     /// Trace analysis (`--trace`), null otherwise.
     pub trace: Option<TraceReport>,
@@ -187,4 +198,97 @@ pub struct RunResult {
     pub version: String,
     /// Seconds since the Unix epoch when the run finished.
     pub timestamp: u64,
+}
+
+/// Sections of a passage, in order.
+pub const SECTIONS: [&str; 4] = ["doorway", "waiting", "cs", "exit"];
+
+/// The figures of a result's `rmr` object that are read back: RMRs under a model, as `run
+/// --rmr` saves them.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ModelRmrs {
+    /// Model: cc, cc-wb, dsm.
+    pub model: String,
+    /// Mean RMRs per passage.
+    pub per_passage_mean: f64,
+    /// Largest RMRs of one passage.
+    #[serde(default)]
+    pub per_passage_max: Option<f64>,
+    /// Per-passage mean of each section (doorway, waiting, cs, exit).
+    #[serde(default)]
+    pub by_section: BTreeMap<String, serde_json::Value>,
+}
+
+impl ModelRmrs {
+    /// The per-passage mean of one section: a number, or an object's `mean` /
+    /// `per_passage_mean`.
+    pub fn section(&self, name: &str) -> Option<f64> {
+        let v = self.by_section.get(name)?;
+        v.as_f64().or_else(|| {
+            v.get("mean")
+                .or_else(|| v.get("per_passage_mean"))
+                .and_then(serde_json::Value::as_f64)
+        })
+    }
+
+    /// The sections present, in passage order, with their means.
+    pub fn sections(&self) -> Vec<(&'static str, f64)> {
+        SECTIONS
+            .iter()
+            .filter_map(|s| self.section(s).map(|v| (*s, v)))
+            .collect()
+    }
+}
+
+/// Reads `rmr` as it was written, refusing one [`ModelRmrs`] cannot read.
+fn model_rmrs_checked<'de, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<serde_json::Value>, D::Error> {
+    let v = Option::<serde_json::Value>::deserialize(d)?;
+    if let Some(v) = &v {
+        ModelRmrs::deserialize(v).map_err(serde::de::Error::custom)?;
+    }
+    Ok(v)
+}
+
+impl RunResult {
+    /// The model RMRs of a run with `--rmr`.
+    pub fn model_rmrs(&self) -> Option<ModelRmrs> {
+        ModelRmrs::deserialize(self.rmr.as_ref()?).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_result_read_back_writes_the_same_bytes() {
+        let r = RunResult {
+            lock: "ticket".into(),
+            threads: 2,
+            throughput_per_sec: 1.5e7,
+            per_thread: vec![ThreadResult {
+                thread: 0,
+                cpu: Some(1),
+                passages: 3,
+                window_ns: 2.0,
+                rate_per_sec: 1.5,
+            }],
+            rmr: Some(serde_json::json!({
+                "model": "cc", "per_passage_mean": 2.5, "by_section": {"exit": 1.0, "cs": 0}
+            })),
+            ..RunResult::default()
+        };
+        let text = serde_json::to_string_pretty(&r).unwrap();
+        let back: RunResult = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string_pretty(&back).unwrap(), text);
+        let rmrs = back.model_rmrs().unwrap();
+        assert_eq!(rmrs.sections(), vec![("cs", 0.0), ("exit", 1.0)]);
+        // Older files lack fields: they take defaults. An rmr without its model is refused.
+        let old: RunResult = serde_json::from_str(r#"{"lock": "a", "rmr": null}"#).unwrap();
+        assert_eq!((old.threads, old.model_rmrs().is_none()), (0, true));
+        let bad = r#"{"lock": "a", "rmr": {"per_passage_mean": 1}}"#;
+        assert!(serde_json::from_str::<RunResult>(bad).is_err());
+    }
 }

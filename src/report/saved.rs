@@ -1,6 +1,5 @@
-//! Reading saved results back for `report` and `compare`: the fields they need, parsed
-//! tolerantly (missing fields take defaults), from the `results.json` a `run` or a `sweep`
-//! writes.
+//! Reading saved results back for `report` and `compare`: the [`RunResult`]s of the
+//! `results.json` a `run` or a `sweep` writes, and the point each one measured.
 //!
 //! A directory holding `results.json` is read from that file alone. A directory without one
 //! (a suite's directory, holding one `run-*/` per invocation) is read from the `results.json`
@@ -10,148 +9,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-
+use super::RunResult;
 use crate::error::UsageError;
-use crate::hw::results::RmrRec;
-
-/// Throughput spread over the rounds.
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct SavedSpread {
-    /// Smallest.
-    pub min: f64,
-    /// Median.
-    pub median: f64,
-    /// Largest.
-    pub max: f64,
-}
-
-/// One round's throughput.
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct SavedRound {
-    /// Round index.
-    pub round: usize,
-    /// Passages per second in that round.
-    pub throughput_per_sec: f64,
-}
-
-/// Latency percentiles, ns.
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct SavedLatency {
-    /// Median.
-    pub p50: f64,
-    /// 90th percentile.
-    pub p90: f64,
-    /// 99th percentile.
-    pub p99: f64,
-    /// 99.9th percentile.
-    pub p999: f64,
-    /// Largest.
-    pub max: f64,
-    /// Mean.
-    pub mean: f64,
-    /// Samples.
-    pub count: u64,
-}
-
-/// One thread's figures.
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct SavedThread {
-    /// Thread index.
-    pub thread: usize,
-    /// Passages.
-    pub passages: u64,
-    /// Passages per second over its window.
-    pub rate_per_sec: f64,
-}
-
-/// Processes inside together.
-#[derive(Clone, Copy, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct SavedConcurrency {
-    /// Mean over entries.
-    pub mean: f64,
-    /// Largest.
-    pub max: u64,
-}
-
-/// One saved (lock, configuration) result.
-#[derive(Clone, Debug, Default, Deserialize)]
-#[serde(default)]
-pub struct Saved {
-    /// Lock name.
-    pub lock: String,
-    /// mutex, gme or k-exclusion.
-    pub problem: String,
-    /// Paper and figure, or "baseline".
-    pub source: String,
-    /// Threads.
-    pub threads: usize,
-    /// Processes the lock was built for.
-    pub slots: usize,
-    /// k-exclusion capacity.
-    pub k: usize,
-    /// Session mix.
-    pub mix: String,
-    /// Critical-section busy work, ns.
-    pub cs_ns: u64,
-    /// Think-time busy work, ns.
-    pub think_ns: u64,
-    /// Shared lines touched in the critical section.
-    pub cs_lines: usize,
-    /// Throughput, median over the rounds.
-    pub throughput_per_sec: f64,
-    /// Its spread.
-    pub throughput_spread: SavedSpread,
-    /// Each round's throughput.
-    pub per_round: Vec<SavedRound>,
-    /// Rounds.
-    pub repeat: usize,
-    /// Entry latency.
-    pub latency_ns: SavedLatency,
-    /// Exit latency.
-    pub exit_ns: SavedLatency,
-    /// Entry latency histogram (ns), HdrHistogram V2 + deflate, base64.
-    pub latency_histogram: Option<String>,
-    /// Per-thread figures.
-    pub per_thread: Vec<SavedThread>,
-    /// Jain's index.
-    pub fairness_jain: f64,
-    /// Processes inside together.
-    pub concurrency: Option<SavedConcurrency>,
-    /// A safety oracle ran.
-    pub safety_checked: bool,
-    /// Safety violations.
-    pub safety_violations: u64,
-    /// Register-bound failures.
-    pub invariant_failures: u64,
-    /// Why the run stalled.
-    pub stalled: Option<String>,
-    /// Baseline lock.
-    pub baseline: Option<String>,
-    /// Ratio to the baseline.
-    pub throughput_vs_baseline: Option<f64>,
-    /// Model RMRs (runs with `--rmr`).
-    pub rmr: Option<RmrRec>,
-    /// Stop rule.
-    pub stop: String,
-    /// Wait policy.
-    pub wait_policy: String,
-    /// Threads outnumbered CPUs.
-    pub oversubscribed: bool,
-    /// Warnings.
-    pub warnings: Vec<String>,
-    /// The host, as saved.
-    pub host: serde_json::Value,
-    /// lockbench version.
-    pub version: String,
-    /// When the run finished (Unix seconds).
-    pub timestamp: u64,
-}
 
 /// What identifies one measured point across result sets: everything but the figures.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -176,7 +35,8 @@ pub struct PointKey {
     pub lock: String,
 }
 
-impl Saved {
+/// Reading a saved result back: the point it measured.
+impl RunResult {
     /// This result's point.
     pub fn key(&self) -> PointKey {
         PointKey {
@@ -185,7 +45,7 @@ impl Saved {
             think_ns: self.think_ns,
             k: self.k,
             cs_lines: self.cs_lines,
-            rmr: self.rmr.as_ref().map_or(String::new(), |r| r.model.clone()),
+            rmr: self.model_rmrs().map_or(String::new(), |r| r.model),
             threads: self.threads,
             slots: self.slots.max(self.threads),
             lock: self.lock.clone(),
@@ -327,7 +187,7 @@ pub fn result_files(dir: &Path) -> Vec<PathBuf> {
 /// Reads every result of `dir` (a `run` or `sweep` directory, or a directory of them), one per
 /// point (the latest when several invocations measured it), in point order. A missing
 /// directory, one without results or a malformed `results.json` is bad input.
-pub fn load(dir: &Path) -> Result<Vec<Saved>, UsageError> {
+pub fn load(dir: &Path) -> Result<Vec<RunResult>, UsageError> {
     if !dir.is_dir() {
         return Err(UsageError(format!(
             "{} is not a directory; give the directory `lockbench run` or `lockbench sweep` saved to (e.g. reports/run-...)",
@@ -341,11 +201,11 @@ pub fn load(dir: &Path) -> Result<Vec<Saved>, UsageError> {
             dir.display()
         )));
     }
-    let mut all: Vec<Saved> = Vec::new();
+    let mut all: Vec<RunResult> = Vec::new();
     for f in &files {
         let text = fs::read_to_string(f)
             .map_err(|e| UsageError(format!("cannot read {}: {e}", f.display())))?;
-        let runs: Vec<Saved> = serde_json::from_str(&text).map_err(|e| {
+        let runs: Vec<RunResult> = serde_json::from_str(&text).map_err(|e| {
             UsageError(format!(
                 "{} is not a lockbench results file ({e}); give a directory `lockbench run` saved to",
                 f.display()
@@ -355,7 +215,7 @@ pub fn load(dir: &Path) -> Result<Vec<Saved>, UsageError> {
     }
     // The latest of each point; stable order by point.
     all.sort_by(|a, b| a.key().cmp(&b.key()).then(a.timestamp.cmp(&b.timestamp)));
-    let mut out: Vec<Saved> = Vec::new();
+    let mut out: Vec<RunResult> = Vec::new();
     for r in all {
         match out.last_mut() {
             Some(last) if last.key() == r.key() => *last = r,
@@ -377,7 +237,7 @@ mod tests {
 
     #[test]
     fn tolerant_fields_and_keys() {
-        let r: Saved = serde_json::from_str(
+        let r: RunResult = serde_json::from_str(
             r#"{"lock": "mcs", "threads": 2, "mix": "uniform:4", "source": "baseline",
                 "per_round": [{"round": 0, "throughput_per_sec": 5.0},
                               {"round": 1, "throughput_per_sec": 7.0}],
@@ -389,7 +249,7 @@ mod tests {
         let k = r.key();
         assert_eq!((k.threads, k.slots, k.rmr.as_str()), (2, 2, ""));
         assert_eq!(k.scenario().file_part(), "uniform-4_cs0_think0_k0");
-        let alone: Saved =
+        let alone: RunResult =
             serde_json::from_str(r#"{"lock": "a", "throughput_per_sec": 3}"#).unwrap();
         assert_eq!(alone.round_throughputs(), vec![3.0]);
     }

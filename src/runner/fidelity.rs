@@ -9,7 +9,8 @@ use crate::metrics::stats::{median_estimate, Estimate};
 use crate::runner::exec::{LoopKind, RunFailure, RunSpec};
 
 /// Harness against bare loop for one lock at one thread count.
-#[derive(Clone, Debug, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize, PartialEq)]
+#[serde(default)]
 pub struct FidelityPoint {
     /// The lock.
     pub lock: String,

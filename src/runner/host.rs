@@ -7,7 +7,8 @@ use super::topology::Topology;
 
 /// The host a benchmark ran on. Counts describe the topology the run used (after any
 /// restriction to the process's allowed CPUs; `notes` says when that happened).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Host {
     /// CPU model as `/proc/cpuinfo` names it; `null` when it does not.
     pub cpu_model: Option<String>,
@@ -34,7 +35,8 @@ pub struct Host {
 
 /// The settings of a machine that move benchmark figures, read from sysfs and procfs; each is
 /// `null` when its file is missing or unreadable (a container, a VM, another architecture).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct Environment {
     /// cpufreq governors of the online CPUs (`performance`; several joined by `,` when CPUs
     /// differ).

@@ -4,7 +4,7 @@
 use super::sample::CounterSample;
 
 /// One counter merged over threads and divided by passages: what the results report.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CounterReport {
     /// The counter's name.
     pub name: String,
@@ -15,8 +15,10 @@ pub struct CounterReport {
     /// Why the counter is missing (the first thread's reason); null when measured.
     pub unavailable: Option<String>,
     /// Whether any thread's count was time-shared on the PMU and scaled up.
+    #[serde(default)]
     pub multiplexed: bool,
     /// Whether any thread counted user space only (kernel counting not permitted).
+    #[serde(default)]
     pub user_only: bool,
     /// The raw encoding given to the kernel (`r0443`, `r01b7,config1=0x10003c0002`); null for
     /// named events.

@@ -1,7 +1,7 @@
-//! `lockbench compare A B`: every point measured in both result sets, with the ratio of B's
-//! throughput to A's and its confidence interval from the rounds; a point whose interval
-//! excludes 1 differs beyond the noise. `--fail-above X%` turns a regression of more than X%
-//! (beyond the noise) into exit code 1, for CI.
+//! Comparing two result sets (`lockbench compare A B`): every point measured in both, with the
+//! ratio of B's throughput to A's and its confidence interval from the rounds; a point whose
+//! interval excludes 1 differs beyond the noise. A regression of more than `--fail-above X%`
+//! (beyond the noise) is flagged, for the command to turn into exit code 1.
 //!
 //! The two sets ran separately, so their rounds are not paired: the ratio is the
 //! Hodges–Lehmann estimate (the median of every ratio `b_j / a_i` of a round of B to a round of
@@ -11,44 +11,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
-use anyhow::Result;
-use clap::{Args, ValueEnum};
+use std::path::Path;
+
 use serde::Serialize;
 
+use super::render::host_line;
+use super::saved::PointKey;
+use super::RunResult;
+use super::{nanos, rate, Format};
 use crate::error::UsageError;
 use crate::metrics::stats::{Estimate, Interval};
-use crate::report::render::host_line;
-use crate::report::saved::{self, PointKey, Saved};
-use crate::report::{nanos, rate};
-
-/// Output formats of `compare`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum CompareFormat {
-    /// Aligned table.
-    Table,
-    /// Markdown table.
-    Md,
-    /// JSON array.
-    Json,
-}
-
-/// Options of `compare`.
-#[derive(Args, Debug)]
-pub struct CompareArgs {
-    /// The reference result set (a directory `run` or `sweep` saved to).
-    pub a: PathBuf,
-    /// The result set compared with it.
-    pub b: PathBuf,
-    /// Exit 1 when some point's throughput in B is lower than in A by more than this (e.g.
-    /// 5%) and the difference exceeds the noise.
-    #[arg(long, value_name = "X%")]
-    pub fail_above: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    pub format: CompareFormat,
-}
 
 /// One point of both sets.
 #[derive(Clone, Debug, Serialize)]
@@ -163,7 +136,7 @@ pub fn ratio_estimate(a: &[f64], b: &[f64]) -> Option<Estimate> {
 }
 
 /// `5%`, `5` or `0.5%` as a fraction.
-fn parse_percent(text: &str) -> Result<f64, UsageError> {
+pub fn parse_percent(text: &str) -> Result<f64, UsageError> {
     let t = text.trim().trim_end_matches('%');
     match t.parse::<f64>() {
         Ok(v) if v.is_finite() && v >= 0.0 => Ok(v / 100.0),
@@ -176,12 +149,12 @@ fn parse_percent(text: &str) -> Result<f64, UsageError> {
 /// Compares every point of `b` with the same point of `a`; points of only one side are
 /// returned apart.
 pub fn compare(
-    a: &[Saved],
-    b: &[Saved],
+    a: &[RunResult],
+    b: &[RunResult],
     fail_above: Option<f64>,
 ) -> (Vec<PointComparison>, Vec<PointKey>, Vec<PointKey>) {
-    let by_key: BTreeMap<PointKey, &Saved> = a.iter().map(|r| (r.key(), r)).collect();
-    let b_keys: BTreeMap<PointKey, &Saved> = b.iter().map(|r| (r.key(), r)).collect();
+    let by_key: BTreeMap<PointKey, &RunResult> = a.iter().map(|r| (r.key(), r)).collect();
+    let b_keys: BTreeMap<PointKey, &RunResult> = b.iter().map(|r| (r.key(), r)).collect();
     let mut points = Vec::new();
     for (k, rb) in &b_keys {
         let Some(ra) = by_key.get(k) else { continue };
@@ -288,122 +261,130 @@ const HEADERS: [&str; 9] = [
     "B/A p99",
 ];
 
-/// `lockbench compare A B`: exit 1 when `--fail-above` is exceeded.
-pub fn run(args: &CompareArgs) -> Result<i32> {
-    let fail_above = args.fail_above.as_deref().map(parse_percent).transpose()?;
-    let a = saved::load(&args.a)?;
-    let b = saved::load(&args.b)?;
-    let (points, only_a, only_b) = compare(&a, &b, fail_above);
-    if points.is_empty() {
-        return Err(UsageError(format!(
-            "no point of {} was measured in {} too (same lock, threads, mix, cs, think, k): compare result sets of the same configuration",
-            args.b.display(),
-            args.a.display()
-        ))
-        .into());
+/// One result set as the comparison's header names it: where it was read from and its first
+/// result (its host and version).
+#[derive(Clone, Copy, Debug)]
+pub struct Side<'a> {
+    /// The directory given.
+    pub dir: &'a Path,
+    /// Its first result.
+    pub first: &'a RunResult,
+}
+
+/// The usage error when the two sets share no point.
+pub fn nothing_in_common(a: &Path, b: &Path) -> UsageError {
+    UsageError(format!(
+        "no point of {} was measured in {} too (same lock, threads, mix, cs, think, k): compare result sets of the same configuration",
+        b.display(),
+        a.display()
+    ))
+}
+
+/// The comparison as `format` (table, md or json): `points` from [`compare`], with the points
+/// of one side only (`only`: A's, then B's).
+pub fn render(
+    format: Format,
+    sides: [Side<'_>; 2],
+    fail_above: Option<f64>,
+    points: &[PointComparison],
+    only: [&[PointKey]; 2],
+) -> serde_json::Result<String> {
+    if format == Format::Json {
+        return Ok(serde_json::to_string_pretty(points)? + "\n");
     }
+    let md = format == Format::Md;
     let mut out = String::new();
-    match args.format {
-        CompareFormat::Json => {
-            out = serde_json::to_string_pretty(&points)? + "\n";
-        }
-        CompareFormat::Md | CompareFormat::Table => {
-            let md = args.format == CompareFormat::Md;
-            let _ = writeln!(
-                out,
-                "{}A: {} ({}; lockbench {})",
-                if md { "- " } else { "" },
-                args.a.display(),
-                host_line(&a[0].host),
-                a[0].version
-            );
-            let _ = writeln!(
-                out,
-                "{}B: {} ({}; lockbench {})",
-                if md { "- " } else { "" },
-                args.b.display(),
-                host_line(&b[0].host),
-                b[0].version
-            );
-            let _ = writeln!(
-                out,
-                "{}B/A = Hodges–Lehmann ratio of the rounds' throughputs with Moses' interval; a point differs when its interval excludes 1{}\n",
-                if md { "- " } else { "" },
-                fail_above.map_or(String::new(), |x| format!(
-                    "; SLOWER ! = below {:.3} (--fail-above {:.1}%) and beyond the noise",
-                    1.0 - x,
-                    x * 100.0
-                ))
-            );
-            let rows = rows(&points);
-            if md {
-                let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
-                let _ = writeln!(out, "|{}", "---|".repeat(HEADERS.len()));
-                for r in &rows {
-                    let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
-                    let _ = writeln!(out, "| {} |", cells.join(" | "));
-                }
-            } else {
-                let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
-                for r in &rows {
-                    for (i, c) in r.iter().enumerate() {
-                        widths[i] = widths[i].max(c.chars().count());
-                    }
-                }
-                let line = |cells: Vec<&str>| {
-                    let mut s = String::new();
-                    for (i, c) in cells.iter().enumerate() {
-                        let pad = " ".repeat(widths[i] - c.chars().count());
-                        if matches!(i, 1 | 4 | 5 | 8) {
-                            let _ = write!(s, "{pad}{c}  ");
-                        } else {
-                            let _ = write!(s, "{c}{pad}  ");
-                        }
-                    }
-                    s.trim_end().to_string() + "\n"
-                };
-                out.push_str(&line(HEADERS.to_vec()));
-                let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-                out.push_str(&line(rule.iter().map(String::as_str).collect()));
-                for r in &rows {
-                    out.push_str(&line(r.iter().map(String::as_str).collect()));
-                }
-            }
-            let slower = points.iter().filter(|p| p.differs && p.ratio < 1.0).count();
-            let faster = points.iter().filter(|p| p.differs && p.ratio > 1.0).count();
-            let _ = writeln!(
-                out,
-                "\n{} points compared: {slower} slower, {faster} faster beyond the noise, {} within it",
-                points.len(),
-                points.len() - slower - faster
-            );
-            for (side, keys) in [("A", &only_a), ("B", &only_b)] {
-                if !keys.is_empty() {
-                    let names: Vec<String> = keys
-                        .iter()
-                        .map(|k| format!("{} t={} {}", k.lock, k.threads, k.mix))
-                        .collect();
-                    let _ = writeln!(out, "only in {side}: {}", names.join(", "));
-                }
-            }
-        }
-    }
-    print!("{out}");
-    let regressed: Vec<&PointComparison> = points.iter().filter(|p| p.regressed).collect();
-    if let (Some(x), false) = (fail_above, regressed.is_empty()) {
-        let names: Vec<String> = regressed
-            .iter()
-            .map(|p| format!("{} t={} {} ({:.3}x)", p.lock, p.threads, p.mix, p.ratio))
-            .collect();
-        eprintln!(
-            "error: {} point(s) slower by more than {:.1}% beyond the noise: {}",
-            regressed.len(),
-            x * 100.0,
-            names.join(", ")
+    let bullet = if md { "- " } else { "" };
+    for (name, side) in ["A", "B"].iter().zip(sides) {
+        let _ = writeln!(
+            out,
+            "{bullet}{name}: {} ({}; lockbench {})",
+            side.dir.display(),
+            host_line(&side.first.host),
+            side.first.version
         );
-        return Ok(1);
     }
-    Ok(0)
+    let _ = writeln!(
+        out,
+        "{bullet}B/A = Hodges–Lehmann ratio of the rounds' throughputs with Moses' interval; a point differs when its interval excludes 1{}\n",
+        fail_above.map_or(String::new(), |x| format!(
+            "; SLOWER ! = below {:.3} (--fail-above {:.1}%) and beyond the noise",
+            1.0 - x,
+            x * 100.0
+        ))
+    );
+    let rows = rows(points);
+    if md {
+        let _ = writeln!(out, "| {} |", HEADERS.join(" | "));
+        let _ = writeln!(out, "|{}", "---|".repeat(HEADERS.len()));
+        for r in &rows {
+            let cells: Vec<String> = r.iter().map(|c| c.replace('|', "\\|")).collect();
+            let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+    } else {
+        let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
+        for r in &rows {
+            for (i, c) in r.iter().enumerate() {
+                widths[i] = widths[i].max(c.chars().count());
+            }
+        }
+        let line = |cells: Vec<&str>| {
+            let mut s = String::new();
+            for (i, c) in cells.iter().enumerate() {
+                let pad = " ".repeat(widths[i] - c.chars().count());
+                if matches!(i, 1 | 4 | 5 | 8) {
+                    let _ = write!(s, "{pad}{c}  ");
+                } else {
+                    let _ = write!(s, "{c}{pad}  ");
+                }
+            }
+            s.trim_end().to_string() + "\n"
+        };
+        out.push_str(&line(HEADERS.to_vec()));
+        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+        out.push_str(&line(rule.iter().map(String::as_str).collect()));
+        for r in &rows {
+            out.push_str(&line(r.iter().map(String::as_str).collect()));
+        }
+    }
+    let slower = points.iter().filter(|p| p.differs && p.ratio < 1.0).count();
+    let faster = points.iter().filter(|p| p.differs && p.ratio > 1.0).count();
+    let _ = writeln!(
+        out,
+        "\n{} points compared: {slower} slower, {faster} faster beyond the noise, {} within it",
+        points.len(),
+        points.len() - slower - faster
+    );
+    for (side, keys) in ["A", "B"].iter().zip(only) {
+        if !keys.is_empty() {
+            let names: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{} t={} {}", k.lock, k.threads, k.mix))
+                .collect();
+            let _ = writeln!(out, "only in {side}: {}", names.join(", "));
+        }
+    }
+    Ok(out)
+}
+
+/// The error line when some point regressed beyond `--fail-above` (`None`: none did, or no
+/// limit was given).
+pub fn regressions(points: &[PointComparison], fail_above: Option<f64>) -> Option<String> {
+    let x = fail_above?;
+    let regressed: Vec<&PointComparison> = points.iter().filter(|p| p.regressed).collect();
+    if regressed.is_empty() {
+        return None;
+    }
+    let names: Vec<String> = regressed
+        .iter()
+        .map(|p| format!("{} t={} {} ({:.3}x)", p.lock, p.threads, p.mix, p.ratio))
+        .collect();
+    Some(format!(
+        "{} point(s) slower by more than {:.1}% beyond the noise: {}",
+        regressed.len(),
+        x * 100.0,
+        names.join(", ")
+    ))
 }
 
 #[cfg(test)]
@@ -485,7 +466,7 @@ mod tests {
 
     #[test]
     fn regressions_need_both_size_and_certainty() {
-        let point = |lock: &str, rounds: &[f64]| -> Saved {
+        let point = |lock: &str, rounds: &[f64]| -> RunResult {
             serde_json::from_value(serde_json::json!({
                 "lock": lock, "threads": 2, "mix": "distinct", "throughput_per_sec": rounds[0],
                 "per_round": rounds.iter().enumerate()
