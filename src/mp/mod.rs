@@ -14,9 +14,11 @@
 //! to leave, so leaving is a request too and the algorithm calls [`Runtime::exited`] when done.
 
 pub mod algo;
-pub mod cli;
+pub mod batch;
 pub mod metrics;
+pub mod model;
 pub mod mpi;
+pub mod output;
 pub mod paper;
 pub mod sim;
 pub mod threaded;

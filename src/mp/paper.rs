@@ -12,7 +12,7 @@ use super::sim::{self, SimConfig};
 use super::topo::Graph;
 use super::workload::Dist;
 use crate::error::UsageError;
-use crate::report::Format;
+use crate::opts::Format;
 
 /// The base point every figure varies one parameter of.
 #[derive(Clone, Debug, Deserialize)]

@@ -13,12 +13,13 @@ use serde::{Deserialize, Serialize};
 use super::check::{self, CsInterval, Spec, WaitStart};
 use super::{decode, encode, kind_tag, MpiResult, FIRST_KIND_TAG};
 use crate::error::UsageError;
-use crate::mp::algo::{self, Setup};
-use crate::mp::cli::{self, MpRunArgs};
+use crate::mp::algo::Setup;
 use crate::mp::metrics::{MpResult, Tally};
+use crate::mp::model::Model;
+use crate::mp::output;
 use crate::mp::workload::Dist;
 use crate::mp::{Algorithm, Group, Message, Observation, Pid, Problem, Runtime};
-use crate::report::Format;
+use crate::opts::Format;
 use crate::workload::rng::Rng;
 use crate::workload::{Mix, Sampler};
 
@@ -926,8 +927,11 @@ fn assemble(
 }
 
 /// `mpirun -n R lockbench mp-run --runtime mpi ...`: every rank runs every algorithm in turn;
-/// rank 0 prints; every rank exits with rank 0's code. Bad input is reported by rank 0 alone.
-pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
+/// rank 0 prints; every rank exits with rank 0's code. `prepare` gives the runs and the output
+/// format from the number of ranks; bad input is reported by rank 0 alone.
+pub fn mp_run(
+    prepare: impl FnOnce(usize) -> anyhow::Result<(Vec<MpiConfig>, Format)>,
+) -> anyhow::Result<i32> {
     let Some(mut universe) = ::mpi::initialize() else {
         anyhow::bail!("MPI was initialised twice");
     };
@@ -940,8 +944,8 @@ pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
     let world = universe.world();
     let rank = world.rank();
     let size = world.size() as usize;
-    let prepared = prepare(args, size);
-    let runs = match prepared {
+    let prepared = prepare(size);
+    let (runs, format) = match prepared {
         Ok(runs) => runs,
         // One line from rank 0, the same exit code everywhere.
         Err(e) if rank == 0 => return Err(e),
@@ -956,10 +960,10 @@ pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
     let mut code = 0i32;
     if rank == 0 {
         let bases: Vec<MpResult> = results.iter().map(|r| r.run.clone()).collect();
-        if args.model.format == Format::Json {
+        if format == Format::Json {
             println!("{}", serde_json::to_string_pretty(&results)?);
         } else {
-            print!("{}", cli::render(&bases, args.model.format));
+            print!("{}", output::render(&bases, format));
             for r in &results {
                 println!(
                     "{}: {} ranks x {} process(es) on {}; clock sync error <= {:.4} ms",
@@ -971,7 +975,7 @@ pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
                 );
             }
         }
-        code = cli::exit_code(&bases);
+        code = output::exit_code(&bases);
     }
     world.process_at_rank(0).broadcast_into(&mut code);
     Ok(code)
@@ -999,41 +1003,45 @@ fn hosts_line(hosts: &[String]) -> String {
         .join(", ")
 }
 
-/// Validates the options against the number of ranks; one configuration per algorithm.
-fn prepare(args: &MpRunArgs, ranks: usize) -> anyhow::Result<Vec<MpiConfig>> {
+/// One run per algorithm of `model` on `ranks` ranks of `procs_per_rank` processes each
+/// (default 1): `--n` must be their product.
+pub fn configs(
+    model: &Model,
+    ranks: usize,
+    procs_per_rank: Option<usize>,
+    watchdog: f64,
+) -> anyhow::Result<Vec<MpiConfig>> {
     let usage = |m: String| -> anyhow::Error { UsageError(m).into() };
-    let model = args.model.model()?;
-    cli::check_format(args.model.format)?;
-    let ppr = args.procs_per_rank.unwrap_or(1);
+    let ppr = procs_per_rank.unwrap_or(1);
     if ppr == 0 {
         return Err(usage("--procs-per-rank must be at least 1".into()));
     }
-    if args.model.n != ranks * ppr {
+    if model.n != ranks * ppr {
         return Err(usage(format!(
             "--n {} does not match {ranks} MPI ranks x {ppr} process{} per rank: give --n {} or start {} ranks (mpirun -n {})",
-            args.model.n,
+            model.n,
             if ppr == 1 { "" } else { "es" },
             ranks * ppr,
-            args.model.n.div_ceil(ppr),
-            args.model.n.div_ceil(ppr)
+            model.n.div_ceil(ppr),
+            model.n.div_ceil(ppr)
         )));
     }
     model
         .algos
         .iter()
-        .map(|info: &&algo::AlgoInfo| {
+        .map(|info| {
             Ok(MpiConfig {
                 algo: info.name.to_string(),
                 problem: info.problem,
-                setup: args.model.setup(info, &model)?,
-                requests: args.model.requests,
-                seed: args.model.seed,
+                setup: model.setup(info, model.seed)?,
+                requests: model.requests,
+                seed: model.seed,
                 ncs: model.ncs,
                 cs: model.cs,
                 delay: model.cd,
                 mix: model.mix.clone(),
                 procs_per_rank: ppr,
-                watchdog: args.watchdog,
+                watchdog,
             })
         })
         .collect()

@@ -1,0 +1,91 @@
+//! Runs a model's algorithms: every seed of each on the simulator (independent simulations,
+//! in parallel), or each in turn on the threaded runtime.
+
+use super::metrics::MpResult;
+use super::model::Model;
+use super::sim::{self, SimConfig};
+use super::threaded::{self, ThreadConfig};
+use super::Problem;
+use crate::error::UsageError;
+
+/// How `sim` runs a model besides the model itself.
+#[derive(Clone, Copy, Debug)]
+pub struct SimOptions {
+    /// Seeds per algorithm (the model's seed, seed + 1, ...).
+    pub seeds: u64,
+    /// FIFO channels.
+    pub fifo: bool,
+    /// A request unserved for this many time units is a liveness failure.
+    pub watchdog: f64,
+    /// Print every simulated event to stderr (one simulation at a time).
+    pub trace: bool,
+    /// Simulations at once (0: one per CPU).
+    pub jobs: usize,
+}
+
+/// Simulates every seed of every algorithm of `model`; the results in that order.
+pub fn simulate(model: &Model, opts: &SimOptions) -> Result<Vec<MpResult>, UsageError> {
+    let mut runs = Vec::new();
+    for info in &model.algos {
+        if !opts.fifo && !info.allows_non_fifo {
+            return Err(UsageError(format!(
+                "{} needs FIFO channels (drop --non-fifo)",
+                info.name
+            )));
+        }
+        for s in 0..opts.seeds {
+            let seed = model.seed + s;
+            let setup = model.setup(info, seed)?;
+            runs.push(SimConfig {
+                algo: info.name.to_string(),
+                problem: info.problem,
+                setup,
+                topology: if info.problem == Problem::LocalCs {
+                    model.topology.to_string()
+                } else {
+                    "complete".into()
+                },
+                requests: model.requests,
+                seed,
+                ncs: model.ncs,
+                cs: model.cs,
+                delay: model.cd,
+                fifo: opts.fifo,
+                mix: model.mix.clone(),
+                watchdog: opts.watchdog,
+                trace: opts.trace,
+            });
+        }
+    }
+    // A trace interleaves nothing: one simulation at a time.
+    let jobs = if opts.trace { 1 } else { opts.jobs };
+    Ok(super::in_parallel(&runs, jobs, |cfg| {
+        crate::with_algo!(cfg.algo.as_str(), |make| sim::run(cfg, make))
+            .expect("registered algorithm")
+    }))
+}
+
+/// Runs every algorithm of `model` in turn on the threaded runtime (`pin`: each process
+/// thread on a CPU in turn; `watchdog` in seconds).
+pub fn run_threaded(model: &Model, pin: bool, watchdog: f64) -> anyhow::Result<Vec<MpResult>> {
+    let mut results = Vec::new();
+    for info in &model.algos {
+        let cfg = ThreadConfig {
+            algo: info.name.to_string(),
+            problem: info.problem,
+            setup: model.setup(info, model.seed)?,
+            requests: model.requests,
+            seed: model.seed,
+            ncs: model.ncs,
+            cs: model.cs,
+            delay: model.cd,
+            mix: model.mix.clone(),
+            pin,
+            watchdog,
+        };
+        let r = crate::with_algo!(info.name, |make| threaded::run(&cfg, make))
+            .expect("registered algorithm")?;
+        results.push(r);
+    }
+    Ok(results)
+}
