@@ -36,7 +36,7 @@ pub fn simulate(model: &Model, opts: &SimOptions) -> Result<Vec<MpResult>, Usage
         for s in 0..opts.seeds {
             let seed = model.seed + s;
             let setup = model.setup(info, seed)?;
-            runs.push(SimConfig {
+            let cfg = SimConfig {
                 algo: info.name.to_string(),
                 problem: info.problem,
                 setup,
@@ -54,14 +54,14 @@ pub fn simulate(model: &Model, opts: &SimOptions) -> Result<Vec<MpResult>, Usage
                 mix: model.mix.clone(),
                 watchdog: opts.watchdog,
                 trace: opts.trace,
-            });
+            };
+            runs.push((*info, cfg));
         }
     }
     // A trace interleaves nothing: one simulation at a time.
     let jobs = if opts.trace { 1 } else { opts.jobs };
-    Ok(super::in_parallel(&runs, jobs, |cfg| {
-        crate::with_algo!(cfg.algo.as_str(), |make| sim::run(cfg, make))
-            .expect("registered algorithm")
+    Ok(super::in_parallel(&runs, jobs, |&(info, ref cfg)| {
+        crate::with_algo!(info, |make| sim::run(cfg, make))
     }))
 }
 
@@ -83,8 +83,7 @@ pub fn run_threaded(model: &Model, pin: bool, watchdog: f64) -> anyhow::Result<V
             pin,
             watchdog,
         };
-        let r = crate::with_algo!(info.name, |make| threaded::run(&cfg, make))
-            .expect("registered algorithm")?;
+        let r = crate::with_algo!(info, |make| threaded::run(&cfg, make))?;
         results.push(r);
     }
     Ok(results)

@@ -72,7 +72,7 @@ impl Model {
             k = per(&self.k, "k", 2)?;
             for i in 0..n {
                 let deg = graph.neighbours(i).len();
-                if info.name == "lmutin" {
+                if info.k_is_degree {
                     k[i] = deg + 1;
                 }
                 if !(l[i] < k[i] && k[i] <= deg + 1) {

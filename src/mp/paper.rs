@@ -197,16 +197,16 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Row
                 watchdog: 1e9,
                 trace: false,
             };
-            runs.push((i, cfg));
+            runs.push((i, info, cfg));
         }
     }
-    let results = super::in_parallel(&runs, jobs, |(_, cfg)| {
-        crate::with_algo!(cfg.algo.as_str(), |make| sim::run(cfg, make)).expect("registered")
+    let results = super::in_parallel(&runs, jobs, |&(_, info, ref cfg)| {
+        crate::with_algo!(info, |make| sim::run(cfg, make))
     });
     let mut sums = [[0.0f64; 4]; 2];
     let mut failures = 0;
     let mut run_seconds = 0.0;
-    for ((i, _), r) in runs.iter().zip(&results) {
+    for ((i, _, _), r) in runs.iter().zip(&results) {
         failures += r.safety_violations + u64::from(r.liveness_failure.is_some());
         run_seconds += r.wall_seconds;
         for (k, x) in [

@@ -1191,9 +1191,7 @@ fn run_with<A: Algorithm>(
         ..MpResult::default()
     };
     r.figures(&core.tally, core.now, cfg.problem != Problem::LocalCs);
-    if cfg.algo.starts_with("token-gme") {
-        r.starvation_bound = Some((s.m as u64) * (n as u64 + 1) - 1);
-    }
+    r.starvation_bound = super::algo::info(&cfg.algo).and_then(|a| a.sessions_bound(n, s.m));
     r.wall_seconds = wall.elapsed().as_secs_f64();
     r
 }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use super::check::{self, CsInterval, Spec, WaitStart};
 use super::{decode, encode, kind_tag, MpiResult, FIRST_KIND_TAG};
 use crate::error::UsageError;
-use crate::mp::algo::Setup;
+use crate::mp::algo::{self, Setup};
 use crate::mp::metrics::{MpResult, Tally};
 use crate::mp::model::Model;
 use crate::mp::output;
@@ -911,9 +911,7 @@ fn assemble(
         ..MpResult::default()
     };
     r.figures(&tally, end, !local_cs);
-    if cfg.algo.starts_with("token-gme") {
-        r.starvation_bound = Some((s.m as u64) * (n as u64 + 1) - 1);
-    }
+    r.starvation_bound = algo::info(&cfg.algo).and_then(|a| a.sessions_bound(n, s.m));
     let errors: Vec<f64> = reports.iter().map(|r| r.clock_error_ms).collect();
     MpiResult {
         run: r,
@@ -953,8 +951,8 @@ pub fn mp_run(
     };
     let mut results = Vec::new();
     for cfg in &runs {
-        let r = crate::with_algo!(cfg.algo.as_str(), |make| run(&world, cfg, make))
-            .expect("registered algorithm")?;
+        let info = algo::info(&cfg.algo).expect("a registered algorithm");
+        let r = crate::with_algo!(info, |make| run(&world, cfg, make))?;
         results.extend(r);
     }
     let mut code = 0i32;
