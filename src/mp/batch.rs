@@ -34,25 +34,14 @@ pub fn simulate(model: &Model, opts: &SimOptions) -> Result<Vec<MpResult>, Usage
             )));
         }
         for s in 0..opts.seeds {
-            let seed = model.seed + s;
-            let setup = model.setup(info, seed)?;
             let cfg = SimConfig {
-                algo: info.name.to_string(),
-                problem: info.problem,
-                setup,
+                run: model.run_config(info, model.seed + s, opts.watchdog)?,
                 topology: if info.problem == Problem::LocalCs {
                     model.topology.to_string()
                 } else {
                     "complete".into()
                 },
-                requests: model.requests,
-                seed,
-                ncs: model.ncs,
-                cs: model.cs,
-                delay: model.cd,
                 fifo: opts.fifo,
-                mix: model.mix.clone(),
-                watchdog: opts.watchdog,
                 trace: opts.trace,
             };
             runs.push((*info, cfg));
@@ -71,17 +60,8 @@ pub fn run_threaded(model: &Model, pin: bool, watchdog: f64) -> anyhow::Result<V
     let mut results = Vec::new();
     for info in &model.algos {
         let cfg = ThreadConfig {
-            algo: info.name.to_string(),
-            problem: info.problem,
-            setup: model.setup(info, model.seed)?,
-            requests: model.requests,
-            seed: model.seed,
-            ncs: model.ncs,
-            cs: model.cs,
-            delay: model.cd,
-            mix: model.mix.clone(),
+            run: model.run_config(info, model.seed, watchdog)?,
             pin,
-            watchdog,
         };
         let r = crate::with_algo!(info, |make| threaded::run(&cfg, make))?;
         results.push(r);

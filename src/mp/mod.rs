@@ -20,6 +20,8 @@ pub mod model;
 pub mod mpi;
 pub mod output;
 pub mod paper;
+pub mod run_config;
+pub mod safety;
 pub mod sim;
 pub mod threaded;
 pub mod topo;

@@ -3,6 +3,7 @@
 //! from under it (graph, l–k bounds, initial configuration).
 
 use super::algo::{AlgoInfo, Setup};
+use super::run_config::RunConfig;
 use super::topo::{Graph, Topology};
 use super::workload::Dist;
 use super::Problem;
@@ -46,6 +47,28 @@ pub struct Model {
 }
 
 impl Model {
+    /// The run of `info` under this model with `seed`, on a runtime whose watchdog is
+    /// `watchdog`.
+    pub fn run_config(
+        &self,
+        info: &AlgoInfo,
+        seed: u64,
+        watchdog: f64,
+    ) -> Result<RunConfig, UsageError> {
+        Ok(RunConfig {
+            algo: info.name.to_string(),
+            problem: info.problem,
+            setup: self.setup(info, seed)?,
+            requests: self.requests,
+            seed,
+            ncs: self.ncs,
+            cs: self.cs,
+            delay: self.cd,
+            mix: self.mix.clone(),
+            watchdog,
+        })
+    }
+
     /// The set-up of `info` under this model with `seed` (which draws a random topology and
     /// the initial configuration).
     pub fn setup(&self, info: &AlgoInfo, seed: u64) -> Result<Setup, UsageError> {

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::algo::{self, Setup};
+use super::run_config::RunConfig;
 use super::sim::{self, SimConfig};
 use super::topo::Graph;
 use super::workload::Dist;
@@ -174,7 +175,7 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Row
     for (i, name) in fig.compare.iter().enumerate() {
         let info = algo::info(name).expect("checked");
         for s in 0..suite.seeds {
-            let cfg = SimConfig {
+            let run = RunConfig {
                 algo: name.clone(),
                 problem: info.problem,
                 setup: Setup {
@@ -186,15 +187,18 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Row
                     initial_in: vec![false; n],
                     leader: 0,
                 },
-                topology: "complete".into(),
                 requests: suite.requests,
                 seed: 1 + s,
                 ncs: Dist::Exp(ncs),
                 cs: Dist::cs_of_mean(cs),
                 delay: Dist::Exp(cd),
-                fifo: true,
                 mix: Clone::clone(&mix),
                 watchdog: 1e9,
+            };
+            let cfg = SimConfig {
+                run,
+                topology: "complete".into(),
+                fifo: true,
                 trace: false,
             };
             runs.push((i, info, cfg));

@@ -15,38 +15,22 @@ use std::time::Instant;
 
 use super::algo::Setup;
 use super::metrics::{MpResult, Tally};
+use super::run_config::RunConfig;
+use super::safety::Safety;
 use super::workload::Dist;
 use super::{Algorithm, Group, Observation, Pid, Problem, Runtime};
 use crate::workload::rng::Rng;
-use crate::workload::{Mix, Sampler};
+use crate::workload::Sampler;
 
-/// Everything a simulated run needs besides the algorithm.
+/// A simulated run: the run, and what only the simulator has.
 #[derive(Clone, Debug)]
 pub struct SimConfig {
-    /// Algorithm name (for the result).
-    pub algo: String,
-    /// The problem, which chooses the safety check.
-    pub problem: Problem,
-    /// Processes, graph, bounds and initial configuration.
-    pub setup: Setup,
+    /// The run (times in simulated units).
+    pub run: RunConfig,
     /// Topology name (for the result).
     pub topology: String,
-    /// Critical sections each process enters.
-    pub requests: u64,
-    /// Seed.
-    pub seed: u64,
-    /// Inter-request time.
-    pub ncs: Dist,
-    /// Critical-section time.
-    pub cs: Dist,
-    /// Channel delay.
-    pub delay: Dist,
     /// FIFO channels.
     pub fifo: bool,
-    /// Group selection.
-    pub mix: Mix,
-    /// A request unserved for longer than this (time units) is a liveness failure.
-    pub watchdog: f64,
     /// Print every event to stderr.
     pub trace: bool,
 }
@@ -245,18 +229,8 @@ struct Core<M> {
     entries: Vec<u64>,
     unfinished: usize,
     tally: Tally,
-    // Safety state.
     problem: Problem,
-    inside: usize,
-    by_group: Vec<usize>,
-    groups_inside: usize,
-    closed: Vec<Vec<Pid>>,
-    count_in: Vec<usize>,
-    l: Vec<usize>,
-    k: Vec<usize>,
-    violations: u64,
-    described: Vec<String>,
-    last_change: f64,
+    safety: Safety,
     empty_since: Option<f64>,
     waiting: usize,
     sessions_waited_max: Option<u64>,
@@ -569,20 +543,12 @@ impl<M: super::Message> Core<M> {
         if self.trace {
             eprintln!("{:.3} VIOLATION {what}", self.now);
         }
-        self.violations += 1;
-        if self.described.len() < 5 {
-            self.described.push(format!("t={:.3}: {what}", self.now));
-        }
+        self.safety.record(format!("t={:.3}: {what}", self.now));
     }
 
     /// Advances the concurrency integral to now.
     fn account_time(&mut self) {
-        let dt = self.now - self.last_change;
-        if self.inside > 0 {
-            self.tally.inside_integral += dt * self.inside as f64;
-            self.tally.busy_time += dt;
-        }
-        self.last_change = self.now;
+        self.safety.tick(self.now);
     }
 
     fn schedule_want(&mut self, p: Pid) {
@@ -621,27 +587,9 @@ impl<M: super::Message> Core<M> {
                 self.tally.sync_hops(h);
             }
         }
-        match self.problem {
-            Problem::Mutex => {
-                if self.inside > 0 {
-                    self.violation(format!("p{p} entered with {} inside", self.inside));
-                }
-            }
-            Problem::Gme => {
-                if self.groups_inside > 0 && self.by_group[g] == 0 {
-                    self.violation(format!(
-                        "p{p} entered group {g} while another group is inside"
-                    ));
-                }
-                if self.by_group[g] == 0 {
-                    self.groups_inside += 1;
-                }
-                self.by_group[g] += 1;
-            }
-            Problem::LocalCs => self.local_change(p, true),
+        for v in self.safety.enter(p, g) {
+            self.violation(v);
         }
-        self.inside += 1;
-        self.tally.inside_max = self.tally.inside_max.max(self.inside);
         self.phase[p] = Phase::Inside(g);
         self.entries[p] += 1;
         if self.entries[p] == self.requests {
@@ -668,19 +616,11 @@ impl<M: super::Message> Core<M> {
             self.record_wait_hops(p);
             self.waiting -= 1;
         }
-        self.inside -= 1;
         self.tally.completed += 1;
-        match self.problem {
-            Problem::Gme => {
-                self.by_group[g] -= 1;
-                if self.by_group[g] == 0 {
-                    self.groups_inside -= 1;
-                }
-            }
-            Problem::LocalCs => self.local_change(p, false),
-            Problem::Mutex => {}
+        for v in self.safety.exit(p, g) {
+            self.violation(v);
         }
-        if self.inside == 0 && self.waiting > 0 && self.problem != Problem::LocalCs {
+        if self.safety.inside() == 0 && self.waiting > 0 && self.problem != Problem::LocalCs {
             self.empty_since = Some(self.now);
             self.new_source(p, self.n);
         }
@@ -736,26 +676,6 @@ impl<M: super::Message> Core<M> {
                 let mine = &mut self.reach[to * w + j];
                 if mine.0 != e || mine.1 < d {
                     *mine = (e, d);
-                }
-            }
-        }
-    }
-
-    /// l_i ≤ |CS_i| ≤ k_i for every closed neighbourhood containing `p`.
-    fn local_change(&mut self, p: Pid, entering: bool) {
-        for idx in 0..self.closed[p].len() {
-            let u = self.closed[p][idx];
-            if entering {
-                self.count_in[u] += 1;
-                if self.count_in[u] > self.k[u] {
-                    let c = self.count_in[u];
-                    self.violation(format!("|CS_{u}| = {c} > k = {}", self.k[u]));
-                }
-            } else {
-                self.count_in[u] -= 1;
-                if self.count_in[u] < self.l[u] {
-                    let c = self.count_in[u];
-                    self.violation(format!("|CS_{u}| = {c} < l = {}", self.l[u]));
                 }
             }
         }
@@ -953,20 +873,10 @@ fn run_with<A: Algorithm>(
     cast: bool,
 ) -> MpResult {
     let wall = Instant::now();
-    let s = &cfg.setup;
+    let run = &cfg.run;
+    let s = &run.setup;
     let n = s.n;
     let mut procs: Vec<A> = (0..n).map(|p| make(p, s)).collect();
-    let closed: Vec<Vec<Pid>> = if cfg.problem == Problem::LocalCs {
-        (0..n)
-            .map(|p| {
-                let mut c = s.graph.neighbours(p).to_vec();
-                c.push(p);
-                c
-            })
-            .collect()
-    } else {
-        vec![Vec::new(); n]
-    };
     let mut core: Core<A::Msg> = Core {
         now: 0.0,
         seq: 0,
@@ -985,7 +895,7 @@ fn run_with<A: Algorithm>(
         full: Vec::new(),
         waits: VecDeque::new(),
         n,
-        delay: cfg.delay,
+        delay: run.delay,
         fifo: cfg.fifo,
         link_last: if cfg.fifo {
             vec![0.0; n * n]
@@ -993,31 +903,22 @@ fn run_with<A: Algorithm>(
             Vec::new()
         },
         delay_rng: (0..n)
-            .map(|p| Rng::new(cfg.seed, 0xD1_0000 + p as u64))
+            .map(|p| Rng::new(run.seed, 0xD1_0000 + p as u64))
             .collect(),
         work_rng: (0..n)
-            .map(|p| Rng::new(cfg.seed, 0x3C_0000 + p as u64))
+            .map(|p| Rng::new(run.seed, 0x3C_0000 + p as u64))
             .collect(),
-        samplers: cfg.mix.samplers(n, cfg.seed),
-        ncs: cfg.ncs,
-        cs: cfg.cs,
-        requests: cfg.requests,
-        keep_cycling: cfg.problem == Problem::LocalCs,
+        samplers: run.mix.samplers(n, run.seed),
+        ncs: run.ncs,
+        cs: run.cs,
+        requests: run.requests,
+        keep_cycling: run.local(),
         phase: vec![Phase::Out; n],
         entries: vec![0; n],
-        unfinished: if cfg.requests == 0 { 0 } else { n },
+        unfinished: if run.requests == 0 { 0 } else { n },
         tally: Tally::new(n),
-        problem: cfg.problem,
-        inside: 0,
-        by_group: vec![0; cfg.mix.sessions(n).max(s.m).max(1)],
-        groups_inside: 0,
-        count_in: vec![0; n],
-        closed,
-        l: s.l.clone(),
-        k: s.k.clone(),
-        violations: 0,
-        described: Vec::new(),
-        last_change: 0.0,
+        problem: run.problem,
+        safety: Safety::new(run),
         empty_since: None,
         waiting: 0,
         sessions_waited_max: None,
@@ -1034,23 +935,14 @@ fn run_with<A: Algorithm>(
     for (p, proc_) in procs.iter().enumerate() {
         if proc_.starts_inside() {
             core.phase[p] = Phase::Inside(0);
-            core.inside += 1;
-            for idx in 0..core.closed[p].len() {
-                let u = core.closed[p][idx];
-                core.count_in[u] += 1;
-            }
+            core.safety.start_inside(p);
             core.schedule_leave(p);
         } else {
             core.schedule_want(p);
         }
     }
-    if cfg.problem == Problem::LocalCs {
-        for u in 0..n {
-            if core.count_in[u] < core.l[u] || core.count_in[u] > core.k[u] {
-                let c = core.count_in[u];
-                core.violation(format!("initial |CS_{u}| = {c} outside [l, k]"));
-            }
-        }
+    for v in core.safety.initial_violations() {
+        core.violation(v);
     }
     core.flush();
     let mut events = 0u64;
@@ -1106,7 +998,7 @@ fn run_with<A: Algorithm>(
             Kind::Leave { p } => {
                 let p = *p;
                 if let Phase::Inside(g) = core.phase[p] {
-                    if cfg.problem == Problem::LocalCs {
+                    if run.local() {
                         core.phase[p] = Phase::Leaving(core.now, g);
                         core.waits.push_back((core.now, p));
                         core.waiting += 1;
@@ -1152,12 +1044,12 @@ fn run_with<A: Algorithm>(
         if core.lazy
             && core
                 .peek_time()
-                .is_none_or(|h| core.may_be_overdue(h, cfg.watchdog))
+                .is_none_or(|h| core.may_be_overdue(h, run.watchdog))
         {
             events += core.go_eager(&mut procs, key);
         }
         if !core.lazy && events & 0xFFF == 0 {
-            if let Some(msg) = overdue(&core, &procs, cfg.watchdog) {
+            if let Some(msg) = overdue(&core, &procs, run.watchdog) {
                 liveness = Some(msg);
                 break;
             }
@@ -1168,30 +1060,17 @@ fn run_with<A: Algorithm>(
     }
     core.account_time();
     core.tally.finish();
-    let mut r = MpResult {
-        algo: cfg.algo.clone(),
-        runtime: "sim".into(),
-        n,
-        m: s.m,
-        requests_per_process: cfg.requests,
-        seed: cfg.seed,
-        topology: cfg.topology.clone(),
-        delay: cfg.delay.to_string(),
-        ncs: cfg.ncs.to_string(),
-        cs: cfg.cs.to_string(),
-        mix: cfg.mix.to_string(),
-        fifo: cfg.fifo,
-        events,
-        wall_seconds: 0.0,
-        safety_violations: core.violations,
-        violations: core.described.clone(),
-        liveness_failure: liveness,
-        starvation_sessions_max: core.sessions_waited_max,
-        // The figures: filled by `figures` below.
-        ..MpResult::default()
-    };
-    r.figures(&core.tally, core.now, cfg.problem != Problem::LocalCs);
-    r.starvation_bound = super::algo::info(&cfg.algo).and_then(|a| a.sessions_bound(n, s.m));
+    let safety = &core.safety;
+    core.tally.inside_integral = safety.inside_integral;
+    core.tally.busy_time = safety.busy_time;
+    core.tally.inside_max = safety.inside_max;
+    let mut r = run.result("sim", cfg.topology.clone(), cfg.fifo);
+    r.events = events;
+    r.safety_violations = safety.violations;
+    r.violations = safety.described.clone();
+    r.liveness_failure = liveness;
+    r.starvation_sessions_max = core.sessions_waited_max;
+    r.figures(&core.tally, core.now, !run.local());
     r.wall_seconds = wall.elapsed().as_secs_f64();
     r
 }
@@ -1229,9 +1108,14 @@ fn stuck_state<M, A: std::fmt::Debug>(core: &Core<M>, procs: &[A]) -> String {
         .iter()
         .filter(|ph| matches!(ph, Phase::Waiting(..) | Phase::Leaving(..)))
         .count();
-    out.push_str(&format!("{waiting} waiting, {} inside", core.inside));
+    out.push_str(&format!(
+        "{waiting} waiting, {} inside",
+        core.safety.inside()
+    ));
     if core.problem == Problem::LocalCs {
-        let movable = movable(core);
+        let movable = core
+            .safety
+            .movable(|p| matches!(core.phase[p], Phase::Inside(_) | Phase::Leaving(..)));
         if movable.is_empty() {
             out.push_str("; frozen: no single process can enter or leave within [l, k]");
         } else {
@@ -1239,24 +1123,6 @@ fn stuck_state<M, A: std::fmt::Debug>(core: &Core<M>, procs: &[A]) -> String {
         }
     }
     out
-}
-
-/// Local CS: the processes whose entering or leaving alone keeps l_i ≤ |CS_i| ≤ k_i in every
-/// closed neighbourhood. None at all is a frozen configuration, which no algorithm that moves
-/// one process at a time can leave.
-fn movable<M>(core: &Core<M>) -> Vec<Pid> {
-    (0..core.n)
-        .filter(|&p| {
-            let inside = matches!(core.phase[p], Phase::Inside(_) | Phase::Leaving(..));
-            core.closed[p].iter().all(|&u| {
-                if inside {
-                    core.count_in[u] > core.l[u]
-                } else {
-                    core.count_in[u] < core.k[u]
-                }
-            })
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -1287,26 +1153,28 @@ mod tests {
 
     fn cfg(problem: Problem) -> SimConfig {
         SimConfig {
-            algo: "broken".into(),
-            problem,
-            setup: Setup {
-                n: 6,
-                m: 3,
-                graph: Graph::complete(6),
-                l: vec![0; 6],
-                k: vec![6; 6],
-                initial_in: vec![false; 6],
-                leader: 0,
+            run: RunConfig {
+                algo: "broken".into(),
+                problem,
+                setup: Setup {
+                    n: 6,
+                    m: 3,
+                    graph: Graph::complete(6),
+                    l: vec![0; 6],
+                    k: vec![6; 6],
+                    initial_in: vec![false; 6],
+                    leader: 0,
+                },
+                requests: 20,
+                seed: 1,
+                ncs: Dist::Exp(5.0),
+                cs: Dist::Const(10.0),
+                delay: Dist::Exp(1.0),
+                mix: "uniform:3".parse().unwrap(),
+                watchdog: 1000.0,
             },
             topology: "complete".into(),
-            requests: 20,
-            seed: 1,
-            ncs: Dist::Exp(5.0),
-            cs: Dist::Const(10.0),
-            delay: Dist::Exp(1.0),
             fifo: true,
-            mix: "uniform:3".parse().unwrap(),
-            watchdog: 1000.0,
             trace: false,
         }
     }
@@ -1329,8 +1197,8 @@ mod tests {
     fn token_gme_cfg(seed: u64, fifo: bool, delay: Dist, watchdog: f64) -> SimConfig {
         let n = HOPS_MAX_N + 16;
         let mut c = cfg(Problem::Gme);
-        c.algo = "token-gme".into();
-        c.setup = Setup {
+        c.run.algo = "token-gme".into();
+        c.run.setup = Setup {
             n,
             m: 5,
             graph: Graph::complete(n),
@@ -1339,12 +1207,12 @@ mod tests {
             initial_in: vec![false; n],
             leader: 0,
         };
-        c.requests = 12;
-        c.seed = seed;
+        c.run.requests = 12;
+        c.run.seed = seed;
         c.fifo = fifo;
-        c.delay = delay;
-        c.mix = "hot:5:20,80".parse().unwrap();
-        c.watchdog = watchdog;
+        c.run.delay = delay;
+        c.run.mix = "hot:5:20,80".parse().unwrap();
+        c.run.watchdog = watchdog;
         c
     }
 
@@ -1406,7 +1274,7 @@ mod tests {
     #[should_panic(expected = "Algorithm::passive is wrong")]
     fn a_false_passive_claim_is_caught() {
         let mut c = token_gme_cfg(1, true, Dist::Exp(1.0), 1e9);
-        c.problem = Problem::Mutex;
+        c.run.problem = Problem::Mutex;
         run(&c, |_, _| Liar);
     }
 
