@@ -14,10 +14,14 @@
 //! to leave, so leaving is a request too and the algorithm calls [`Runtime::exited`] when done.
 
 pub mod algo;
-pub mod cli;
+pub mod batch;
 pub mod metrics;
+pub mod model;
 pub mod mpi;
+pub mod output;
 pub mod paper;
+pub mod run_config;
+pub mod safety;
 pub mod sim;
 pub mod threaded;
 pub mod topo;

@@ -8,11 +8,12 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::algo::{self, Setup};
+use super::run_config::RunConfig;
 use super::sim::{self, SimConfig};
 use super::topo::Graph;
 use super::workload::Dist;
 use crate::error::UsageError;
-use crate::report::Format;
+use crate::opts::Format;
 
 /// The base point every figure varies one parameter of.
 #[derive(Clone, Debug, Deserialize)]
@@ -174,7 +175,7 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Row
     for (i, name) in fig.compare.iter().enumerate() {
         let info = algo::info(name).expect("checked");
         for s in 0..suite.seeds {
-            let cfg = SimConfig {
+            let run = RunConfig {
                 algo: name.clone(),
                 problem: info.problem,
                 setup: Setup {
@@ -186,27 +187,30 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Row
                     initial_in: vec![false; n],
                     leader: 0,
                 },
-                topology: "complete".into(),
                 requests: suite.requests,
                 seed: 1 + s,
                 ncs: Dist::Exp(ncs),
                 cs: Dist::cs_of_mean(cs),
                 delay: Dist::Exp(cd),
-                fifo: true,
                 mix: Clone::clone(&mix),
                 watchdog: 1e9,
+            };
+            let cfg = SimConfig {
+                run,
+                topology: "complete".into(),
+                fifo: true,
                 trace: false,
             };
-            runs.push((i, cfg));
+            runs.push((i, info, cfg));
         }
     }
-    let results = super::in_parallel(&runs, jobs, |(_, cfg)| {
-        crate::with_algo!(cfg.algo.as_str(), |make| sim::run(cfg, make)).expect("registered")
+    let results = super::in_parallel(&runs, jobs, |&(_, info, ref cfg)| {
+        crate::with_algo!(info, |make| sim::run(cfg, make))
     });
     let mut sums = [[0.0f64; 4]; 2];
     let mut failures = 0;
     let mut run_seconds = 0.0;
-    for ((i, _), r) in runs.iter().zip(&results) {
+    for ((i, _, _), r) in runs.iter().zip(&results) {
         failures += r.safety_violations + u64::from(r.liveness_failure.is_some());
         run_seconds += r.wall_seconds;
         for (k, x) in [

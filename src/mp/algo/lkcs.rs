@@ -552,6 +552,7 @@ impl Algorithm for Local {
 mod tests {
     use super::*;
     use crate::mp::metrics::MpResult;
+    use crate::mp::run_config::RunConfig;
     use crate::mp::sim::{run, SimConfig};
     use crate::mp::topo::{Graph, Topology};
     use crate::mp::workload::Dist;
@@ -566,7 +567,7 @@ mod tests {
         let initial_in = graph
             .initial_configuration(&l, &k, seed)
             .unwrap_or_else(|e| panic!("{topology} n = {n} seed {seed}: {e}"));
-        let cfg = SimConfig {
+        let run_config = RunConfig {
             algo: "lkcs".into(),
             problem: Problem::LocalCs,
             setup: Setup {
@@ -578,15 +579,18 @@ mod tests {
                 initial_in,
                 leader: 0,
             },
-            topology: topology.to_string(),
             requests: 25,
             seed,
             ncs: Dist::Exp(50.0),
             cs: Dist::Uniform(0.0, 40.0),
             delay: Dist::Exp(10.0),
-            fifo: true,
             mix: "single".parse().unwrap(),
             watchdog: 20_000.0,
+        };
+        let cfg = SimConfig {
+            run: run_config,
+            topology: topology.to_string(),
+            fifo: true,
             trace: false,
         };
         run(&cfg, |p, s| Local::new(p, s, Variant::Lkcs))

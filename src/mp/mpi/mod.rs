@@ -26,7 +26,7 @@ pub mod check;
 mod runtime;
 
 #[cfg(feature = "mpi")]
-pub use runtime::mp_run;
+pub use runtime::{configs, mp_run, MpiConfig};
 
 use serde::Serialize;
 

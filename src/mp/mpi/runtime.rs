@@ -14,13 +14,15 @@ use super::check::{self, CsInterval, Spec, WaitStart};
 use super::{decode, encode, kind_tag, MpiResult, FIRST_KIND_TAG};
 use crate::error::UsageError;
 use crate::mp::algo::{self, Setup};
-use crate::mp::cli::{self, MpRunArgs};
 use crate::mp::metrics::{MpResult, Tally};
+use crate::mp::model::Model;
+use crate::mp::output;
+use crate::mp::run_config::RunConfig;
 use crate::mp::workload::Dist;
 use crate::mp::{Algorithm, Group, Message, Observation, Pid, Problem, Runtime};
-use crate::report::Format;
+use crate::opts::Format;
 use crate::workload::rng::Rng;
-use crate::workload::{Mix, Sampler};
+use crate::workload::Sampler;
 
 const TAG_PING: i32 = 1;
 const TAG_PONG: i32 = 2;
@@ -57,31 +59,14 @@ fn env_us(var: &str, default: Duration) -> Duration {
 /// Time between two waves of counts.
 const WAVE_GAP: Duration = Duration::from_millis(1);
 
-/// One run on the MPI runtime.
+/// One run on the MPI runtime: the run (times in ms, the watchdog in seconds; the channel
+/// delay is added to the network's own), and how many processes each rank runs.
 #[derive(Clone, Debug)]
 pub struct MpiConfig {
-    /// Algorithm name.
-    pub algo: String,
-    /// The problem (safety check).
-    pub problem: Problem,
-    /// Processes, graph, bounds.
-    pub setup: Setup,
-    /// Critical sections per process.
-    pub requests: u64,
-    /// Seed.
-    pub seed: u64,
-    /// Inter-request time, ms.
-    pub ncs: Dist,
-    /// CS time, ms.
-    pub cs: Dist,
-    /// Added channel delay, ms.
-    pub delay: Dist,
-    /// Group selection.
-    pub mix: Mix,
+    /// The run.
+    pub run: RunConfig,
     /// Processes per rank.
     pub procs_per_rank: usize,
-    /// Seconds a request may wait before the run is declared stuck.
-    pub watchdog: f64,
 }
 
 /// What a rank sends rank 0 at the end of a run.
@@ -398,12 +383,12 @@ pub fn run<A: Algorithm>(
     cfg: &MpiConfig,
     make: impl Fn(Pid, &Setup) -> A,
 ) -> anyhow::Result<Option<MpiResult>> {
-    let s = &cfg.setup;
+    let s = &cfg.run.setup;
     let n = s.n;
     let size = world.size() as usize;
     let rank = world.rank() as usize;
     let ppr = cfg.procs_per_rank;
-    let local_cs = cfg.problem == Problem::LocalCs;
+    let local_cs = cfg.run.problem == Problem::LocalCs;
     world.barrier();
     let epoch = Instant::now();
     let (offset_ms, clock_error_ms) = sync_clock(world, epoch);
@@ -416,7 +401,7 @@ pub fn run<A: Algorithm>(
         n,
         epoch,
         offset_ms,
-        delay: cfg.delay,
+        delay: cfg.run.delay,
         held: BinaryHeap::new(),
         seq: 0,
         timers: BinaryHeap::new(),
@@ -434,22 +419,27 @@ pub fn run<A: Algorithm>(
     };
     let start_ms = rk.sync_ms(start);
     let pids: Vec<Pid> = (rank * ppr..(rank + 1) * ppr).collect();
-    let samplers = cfg.mix.samplers(n, cfg.seed).into_iter().skip(rank * ppr);
+    let samplers = cfg
+        .run
+        .mix
+        .samplers(n, cfg.run.seed)
+        .into_iter()
+        .skip(rank * ppr);
     let mut algs: Vec<A> = pids.iter().map(|&p| make(p, s)).collect();
     let mut procs: Vec<ProcState> = pids
         .iter()
         .zip(&algs)
         .zip(samplers)
         .map(|((&p, a), sampler)| {
-            let mut work_rng = Rng::new(cfg.seed, 0x3C_0000 + p as u64);
+            let mut work_rng = Rng::new(cfg.run.seed, 0x3C_0000 + p as u64);
             let inside = a.starts_inside();
-            let first = if inside { cfg.cs } else { cfg.ncs }.sample(&mut work_rng);
+            let first = if inside { cfg.run.cs } else { cfg.run.ncs }.sample(&mut work_rng);
             ProcState {
                 pid: p,
                 phase: if inside { Phase::Inside(0) } else { Phase::Out },
                 sampler,
                 work_rng,
-                delay_rng: Rng::new(cfg.seed, 0xD1_0000 + p as u64),
+                delay_rng: Rng::new(cfg.run.seed, 0xD1_0000 + p as u64),
                 link_in: vec![start; n],
                 link_out: vec![start; n],
                 app_at: Some(start + ms(first)),
@@ -535,11 +525,11 @@ pub fn run<A: Algorithm>(
         if rank == 0 && !coord.stopped {
             if coord
                 .quiesced_at
-                .is_some_and(|t| now.duration_since(t).as_secs_f64() > cfg.watchdog)
+                .is_some_and(|t| now.duration_since(t).as_secs_f64() > cfg.run.watchdog)
             {
                 coord.liveness = Some(format!(
                     "messages still moving {} s after the last request (watchdog): the processes never fell quiet",
-                    cfg.watchdog
+                    cfg.run.watchdog
                 ));
             }
             if coord.liveness.is_some() {
@@ -678,7 +668,7 @@ pub fn run<A: Algorithm>(
         if !told_done
             && procs
                 .iter()
-                .all(|st| st.entries >= cfg.requests && (local_cs || st.phase == Phase::Out))
+                .all(|st| st.entries >= cfg.run.requests && (local_cs || st.phase == Phase::Out))
         {
             told_done = true;
             rk.control(0, TAG_DONE, &[0]);
@@ -688,7 +678,7 @@ pub fn run<A: Algorithm>(
             for st in &procs {
                 if let Phase::Waiting(since, _) | Phase::Leaving(since, _) = st.phase {
                     let waited = now.duration_since(since).as_secs_f64();
-                    if waited > cfg.watchdog {
+                    if waited > cfg.run.watchdog {
                         stuck_told = true;
                         let what = format!(
                             "p{} (rank {rank}) waiting {} for {waited:.1} s (watchdog {} s)",
@@ -698,7 +688,7 @@ pub fn run<A: Algorithm>(
                             } else {
                                 "to enter"
                             },
-                            cfg.watchdog
+                            cfg.run.watchdog
                         );
                         let bytes = what.into_bytes();
                         world
@@ -792,10 +782,10 @@ fn after(st: &mut ProcState, entered: bool, exited: bool, cfg: &MpiConfig, local
     let now = Instant::now();
     if entered {
         st.entries += 1;
-        st.app_at = Some(now + ms(cfg.cs.sample(&mut st.work_rng)));
+        st.app_at = Some(now + ms(cfg.run.cs.sample(&mut st.work_rng)));
     }
-    if exited && (st.entries < cfg.requests || local_cs) {
-        st.app_at = Some(now + ms(cfg.ncs.sample(&mut st.work_rng)));
+    if exited && (st.entries < cfg.run.requests || local_cs) {
+        st.app_at = Some(now + ms(cfg.run.ncs.sample(&mut st.work_rng)));
     }
 }
 
@@ -808,10 +798,10 @@ fn assemble(
     end_ms: f64,
     wall: f64,
 ) -> MpiResult {
-    let s = &cfg.setup;
+    let s = &cfg.run.setup;
     let n = s.n;
     let ranks = reports.len();
-    let local_cs = cfg.problem == Problem::LocalCs;
+    let local_cs = cfg.run.problem == Problem::LocalCs;
     let mut tally = Tally::new(n);
     let mut intervals = Vec::new();
     let mut asks = Vec::new();
@@ -854,18 +844,8 @@ fn assemble(
     }
     let end = shift(end_ms);
     let spec = Spec {
-        problem: cfg.problem,
-        closed: if local_cs {
-            (0..n)
-                .map(|p| {
-                    let mut c = s.graph.neighbours(p).to_vec();
-                    c.push(p);
-                    c
-                })
-                .collect()
-        } else {
-            Vec::new()
-        },
+        problem: cfg.run.problem,
+        closed: cfg.run.closed_neighbourhoods(),
         l: s.l.clone(),
         k: s.k.clone(),
         clock_of: (0..n).map(|p| p / cfg.procs_per_rank).collect(),
@@ -875,7 +855,7 @@ fn assemble(
     violations += verdict.count;
     described.extend(verdict.described);
     described.truncate(5);
-    let sh = check::shared(cfg.problem, n, &intervals, &asks, end);
+    let sh = check::shared(cfg.run.problem, n, &intervals, &asks, end);
     tally.sync_sum = sh.sync_sum;
     tally.sync_count = sh.sync_count;
     tally.sync_max = sh.sync_max;
@@ -883,36 +863,14 @@ fn assemble(
     tally.inside_integral = sh.inside_integral;
     tally.busy_time = sh.busy_time;
     tally.inside_max = sh.inside_max;
-    let mut r = MpResult {
-        algo: cfg.algo.clone(),
-        runtime: "mpi".into(),
-        n,
-        m: s.m,
-        requests_per_process: cfg.requests,
-        seed: cfg.seed,
-        topology: if local_cs {
-            "graph".into()
-        } else {
-            "complete".into()
-        },
-        delay: cfg.delay.to_string(),
-        ncs: cfg.ncs.to_string(),
-        cs: cfg.cs.to_string(),
-        mix: cfg.mix.to_string(),
-        fifo: true,
-        events: delivered,
-        wall_seconds: wall,
-        safety_violations: violations,
-        violations: described,
-        liveness_failure: liveness,
-        starvation_sessions_max: sessions_waited_max,
-        // The figures: filled by `figures` below.
-        ..MpResult::default()
-    };
+    let mut r = cfg.run.result("mpi", cfg.run.topology_name(), true);
+    r.events = delivered;
+    r.wall_seconds = wall;
+    r.safety_violations = violations;
+    r.violations = described;
+    r.liveness_failure = liveness;
+    r.starvation_sessions_max = sessions_waited_max;
     r.figures(&tally, end, !local_cs);
-    if cfg.algo.starts_with("token-gme") {
-        r.starvation_bound = Some((s.m as u64) * (n as u64 + 1) - 1);
-    }
     let errors: Vec<f64> = reports.iter().map(|r| r.clock_error_ms).collect();
     MpiResult {
         run: r,
@@ -926,8 +884,11 @@ fn assemble(
 }
 
 /// `mpirun -n R lockbench mp-run --runtime mpi ...`: every rank runs every algorithm in turn;
-/// rank 0 prints; every rank exits with rank 0's code. Bad input is reported by rank 0 alone.
-pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
+/// rank 0 prints; every rank exits with rank 0's code. `prepare` gives the runs and the output
+/// format from the number of ranks; bad input is reported by rank 0 alone.
+pub fn mp_run(
+    prepare: impl FnOnce(usize) -> anyhow::Result<(Vec<MpiConfig>, Format)>,
+) -> anyhow::Result<i32> {
     let Some(mut universe) = ::mpi::initialize() else {
         anyhow::bail!("MPI was initialised twice");
     };
@@ -940,8 +901,8 @@ pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
     let world = universe.world();
     let rank = world.rank();
     let size = world.size() as usize;
-    let prepared = prepare(args, size);
-    let runs = match prepared {
+    let prepared = prepare(size);
+    let (runs, format) = match prepared {
         Ok(runs) => runs,
         // One line from rank 0, the same exit code everywhere.
         Err(e) if rank == 0 => return Err(e),
@@ -949,17 +910,17 @@ pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
     };
     let mut results = Vec::new();
     for cfg in &runs {
-        let r = crate::with_algo!(cfg.algo.as_str(), |make| run(&world, cfg, make))
-            .expect("registered algorithm")?;
+        let info = algo::info(&cfg.run.algo).expect("a registered algorithm");
+        let r = crate::with_algo!(info, |make| run(&world, cfg, make))?;
         results.extend(r);
     }
     let mut code = 0i32;
     if rank == 0 {
         let bases: Vec<MpResult> = results.iter().map(|r| r.run.clone()).collect();
-        if args.model.format == Format::Json {
+        if format == Format::Json {
             println!("{}", serde_json::to_string_pretty(&results)?);
         } else {
-            print!("{}", cli::render(&bases, args.model.format));
+            print!("{}", output::render(&bases, format));
             for r in &results {
                 println!(
                     "{}: {} ranks x {} process(es) on {}; clock sync error <= {:.4} ms",
@@ -971,7 +932,7 @@ pub fn mp_run(args: &MpRunArgs) -> anyhow::Result<i32> {
                 );
             }
         }
-        code = cli::exit_code(&bases);
+        code = output::exit_code(&bases);
     }
     world.process_at_rank(0).broadcast_into(&mut code);
     Ok(code)
@@ -999,41 +960,36 @@ fn hosts_line(hosts: &[String]) -> String {
         .join(", ")
 }
 
-/// Validates the options against the number of ranks; one configuration per algorithm.
-fn prepare(args: &MpRunArgs, ranks: usize) -> anyhow::Result<Vec<MpiConfig>> {
+/// One run per algorithm of `model` on `ranks` ranks of `procs_per_rank` processes each
+/// (default 1): `--n` must be their product.
+pub fn configs(
+    model: &Model,
+    ranks: usize,
+    procs_per_rank: Option<usize>,
+    watchdog: f64,
+) -> anyhow::Result<Vec<MpiConfig>> {
     let usage = |m: String| -> anyhow::Error { UsageError(m).into() };
-    let model = args.model.model()?;
-    cli::check_format(args.model.format)?;
-    let ppr = args.procs_per_rank.unwrap_or(1);
+    let ppr = procs_per_rank.unwrap_or(1);
     if ppr == 0 {
         return Err(usage("--procs-per-rank must be at least 1".into()));
     }
-    if args.model.n != ranks * ppr {
+    if model.n != ranks * ppr {
         return Err(usage(format!(
             "--n {} does not match {ranks} MPI ranks x {ppr} process{} per rank: give --n {} or start {} ranks (mpirun -n {})",
-            args.model.n,
+            model.n,
             if ppr == 1 { "" } else { "es" },
             ranks * ppr,
-            args.model.n.div_ceil(ppr),
-            args.model.n.div_ceil(ppr)
+            model.n.div_ceil(ppr),
+            model.n.div_ceil(ppr)
         )));
     }
     model
         .algos
         .iter()
-        .map(|info: &&algo::AlgoInfo| {
+        .map(|info| {
             Ok(MpiConfig {
-                algo: info.name.to_string(),
-                problem: info.problem,
-                setup: args.model.setup(info, &model)?,
-                requests: args.model.requests,
-                seed: args.model.seed,
-                ncs: model.ncs,
-                cs: model.cs,
-                delay: model.cd,
-                mix: model.mix.clone(),
+                run: model.run_config(info, model.seed, watchdog)?,
                 procs_per_rank: ppr,
-                watchdog: args.watchdog,
             })
         })
         .collect()

@@ -1,0 +1,121 @@
+//! What `sim` and `mp-run` print: the results as a table or JSON, and the exit code they
+//! imply (1 when any run broke safety or liveness).
+
+use super::metrics::MpResult;
+use crate::opts::Format;
+
+/// 1 when any run broke safety or liveness, else 0 (and a line on stderr saying which).
+pub fn exit_code(results: &[MpResult]) -> i32 {
+    let mut code = 0;
+    for r in results {
+        if r.safety_violations > 0 {
+            eprintln!(
+                "error: {} seed {}: {} safety violations, first: {}",
+                r.algo,
+                r.seed,
+                r.safety_violations,
+                r.violations.first().map_or("", String::as_str)
+            );
+            code = 1;
+        }
+        if let Some(l) = &r.liveness_failure {
+            eprintln!("error: {} seed {}: liveness: {l}", r.algo, r.seed);
+            code = 1;
+        }
+        if let (Some(w), Some(b)) = (r.starvation_sessions_max, r.starvation_bound) {
+            if w > b {
+                eprintln!(
+                    "error: {} seed {}: a request waited {w} sessions > bound {b}",
+                    r.algo, r.seed
+                );
+                code = 1;
+            }
+        }
+    }
+    code
+}
+
+/// The results as a table or JSON array.
+pub fn render(results: &[MpResult], format: Format) -> String {
+    if format == Format::Json {
+        return serde_json::to_string_pretty(results).expect("serializable") + "\n";
+    }
+    let opt = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));
+    let rows: Vec<Vec<String>> = results
+        .iter()
+        .map(|r| {
+            vec![
+                r.algo.clone(),
+                r.n.to_string(),
+                r.m.to_string(),
+                r.seed.to_string(),
+                format!("{:.2}", r.messages_per_request_mean),
+                r.messages_per_request_max.to_string(),
+                format!("{:.2}", r.message_size_mean),
+                format!("{:.2}", r.waiting_time_mean),
+                opt(r.waiting_time_hops),
+                opt(r.sync_delay_mean),
+                format!("{:.4}", r.throughput),
+                format!("{:.2}/{}", r.concurrency_mean, r.concurrency_max),
+                if r.safety_violations == 0 && r.liveness_failure.is_none() {
+                    "ok".into()
+                } else if r.safety_violations > 0 {
+                    format!("{} VIOL", r.safety_violations)
+                } else {
+                    "STUCK".into()
+                },
+                format!("{:.2}", r.wall_seconds),
+            ]
+        })
+        .collect();
+    let head = [
+        "algo", "n", "m", "seed", "msg/req", "max", "size", "wait", "hops", "sync", "thrpt",
+        "inside", "safety", "wall s",
+    ];
+    let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
+    for row in &rows {
+        for (i, c) in row.iter().enumerate() {
+            w[i] = w[i].max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| -> String {
+        cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i == 0 {
+                    format!("{c:<w$}", w = w[i])
+                } else {
+                    format!("{c:>w$}", w = w[i])
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("  ")
+            .trim_end()
+            .to_string()
+            + "\n"
+    };
+    let mut out = String::new();
+    if let Some(r) = results.first() {
+        out.push_str(&format!(
+            "runtime {}; ncs {}, cs {}, delay {}, mix {}, {} requests per process; times in {}\n",
+            r.runtime,
+            r.ncs,
+            r.cs,
+            r.delay,
+            r.mix,
+            r.requests_per_process,
+            if r.runtime == "sim" {
+                "simulated units"
+            } else {
+                "ms"
+            }
+        ));
+    }
+    out.push_str(&line(head.iter().map(|s| s.to_string()).collect()));
+    out.push_str(&line(w.iter().map(|&n| "-".repeat(n)).collect()));
+    for row in rows {
+        out.push_str(&line(row));
+    }
+    out
+}

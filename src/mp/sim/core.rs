@@ -1,0 +1,253 @@
+//! The simulator's state apart from the processes (so a handler can borrow both): the
+//! clock, the queue, the deferred receipts, the channels and the workload's random streams,
+//! where each process's application is, and the checks (safety, the tally, causal hops)
+//! that every entry and exit goes through.
+
+use std::collections::VecDeque;
+
+use super::deferred::Deferred;
+use super::hops::{Hops, HOPS_MAX_N};
+use super::queue::{Kind, Queue};
+use super::SimConfig;
+use crate::mp::metrics::Tally;
+use crate::mp::safety::Safety;
+use crate::mp::workload::Dist;
+use crate::mp::{Group, Message, Pid, Problem};
+use crate::workload::rng::Rng;
+use crate::workload::Sampler;
+
+/// Where a process's application is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Phase {
+    /// Between critical sections (or done).
+    Out,
+    /// Asked to enter at this time, for this group.
+    Waiting(f64, Group),
+    /// Inside, in this group.
+    Inside(Group),
+    /// Asked to leave at this time (local CS only).
+    Leaving(f64, Group),
+}
+
+/// Everything but the processes.
+pub(super) struct Core<M> {
+    pub(super) now: f64,
+    pub(super) q: Queue<M>,
+    /// A broadcast is queued as one bundle (else as one event per copy, as where hops are
+    /// tracked).
+    pub(super) cast: bool,
+    pub(super) deferred: Deferred<M>,
+    /// (since, p) for every start of a wait, oldest first; entries whose process has since
+    /// moved on are dropped when met.
+    pub(super) waits: VecDeque<(f64, Pid)>,
+    pub(super) n: usize,
+    delay: Dist,
+    fifo: bool,
+    link_last: Vec<f64>,
+    delay_rng: Vec<Rng>,
+    work_rng: Vec<Rng>,
+    pub(super) samplers: Vec<Sampler>,
+    ncs: Dist,
+    cs: Dist,
+    requests: u64,
+    keep_cycling: bool,
+    pub(super) phase: Vec<Phase>,
+    entries: Vec<u64>,
+    pub(super) unfinished: usize,
+    pub(super) tally: Tally,
+    pub(super) problem: Problem,
+    pub(super) safety: Safety,
+    empty_since: Option<f64>,
+    pub(super) waiting: usize,
+    pub(super) sessions_waited_max: Option<u64>,
+    pub(super) trace: bool,
+    pub(super) hops: Hops,
+}
+
+impl<M: Message> Core<M> {
+    /// Time 0, nothing queued, every process out (`cast`: broadcasts may be bundled).
+    pub(super) fn new(cfg: &SimConfig, cast: bool) -> Self {
+        let run = &cfg.run;
+        let n = run.setup.n;
+        Core {
+            now: 0.0,
+            q: Queue::with_capacity(4 * n),
+            cast: cast && n > HOPS_MAX_N,
+            deferred: Deferred::new(n),
+            waits: VecDeque::new(),
+            n,
+            delay: run.delay,
+            fifo: cfg.fifo,
+            link_last: if cfg.fifo {
+                vec![0.0; n * n]
+            } else {
+                Vec::new()
+            },
+            delay_rng: (0..n)
+                .map(|p| Rng::new(run.seed, 0xD1_0000 + p as u64))
+                .collect(),
+            work_rng: (0..n)
+                .map(|p| Rng::new(run.seed, 0x3C_0000 + p as u64))
+                .collect(),
+            samplers: run.mix.samplers(n, run.seed),
+            ncs: run.ncs,
+            cs: run.cs,
+            requests: run.requests,
+            keep_cycling: run.local(),
+            phase: vec![Phase::Out; n],
+            entries: vec![0; n],
+            unfinished: if run.requests == 0 { 0 } else { n },
+            tally: Tally::new(n),
+            problem: run.problem,
+            safety: Safety::new(run),
+            empty_since: None,
+            waiting: 0,
+            sessions_waited_max: None,
+            trace: cfg.trace,
+            hops: Hops::new(n),
+        }
+    }
+
+    /// `p` starts waiting: `phase` says to enter (in which group) or to leave.
+    pub(super) fn start_wait(&mut self, p: Pid, phase: Phase) {
+        self.phase[p] = phase;
+        self.waits.push_back((self.now, p));
+        self.waiting += 1;
+        self.tally.start_cycle(p);
+        self.hops.new_source(p, p);
+    }
+
+    /// The delivery time of a message `from` → `to` sent now: its delay drawn, after the
+    /// link's last delivery on FIFO channels.
+    #[inline]
+    pub(super) fn delivery(&mut self, from: Pid, to: Pid) -> f64 {
+        let d = if from == to {
+            0.0
+        } else {
+            self.delay.sample(&mut self.delay_rng[from])
+        };
+        let mut t = self.now + d;
+        if self.fifo {
+            let link = &mut self.link_last[from * self.n + to];
+            t = t.max(*link);
+            *link = t;
+        }
+        t
+    }
+
+    /// Whether a watchdog check at time `t`, with the processes where they are now, could
+    /// report a request overdue: exactly when the oldest wait is (`overdue`'s test).
+    pub(super) fn may_be_overdue(&mut self, t: f64, bound: f64) -> bool {
+        while let Some(&(since, p)) = self.waits.front() {
+            match self.phase[p] {
+                Phase::Waiting(s, _) | Phase::Leaving(s, _) if s == since => {
+                    return t - since > bound
+                }
+                _ => {
+                    self.waits.pop_front();
+                }
+            }
+        }
+        false
+    }
+
+    pub(super) fn violation(&mut self, what: String) {
+        if self.trace {
+            eprintln!("{:.3} VIOLATION {what}", self.now);
+        }
+        self.safety.record(format!("t={:.3}: {what}", self.now));
+    }
+
+    /// Advances the concurrency integral to now.
+    pub(super) fn account_time(&mut self) {
+        self.safety.tick(self.now);
+    }
+
+    pub(super) fn schedule_want(&mut self, p: Pid) {
+        if self.entries[p] < self.requests || self.keep_cycling {
+            let d = self.ncs.sample(&mut self.work_rng[p]);
+            self.q.push(self.now + d, Kind::Want { p });
+        }
+    }
+
+    pub(super) fn schedule_leave(&mut self, p: Pid) {
+        let d = self.cs.sample(&mut self.work_rng[p]);
+        self.q.push(self.now + d, Kind::Leave { p });
+    }
+
+    pub(super) fn enter(&mut self, p: Pid) {
+        if self.trace {
+            let h = if self.hops.on {
+                self.hops.depth(p, p)
+            } else {
+                0
+            };
+            eprintln!(
+                "{:.3} p{p} ENTERS {:?} after {h} hops",
+                self.now, self.phase[p]
+            );
+        }
+        let Phase::Waiting(since, g) = self.phase[p] else {
+            self.violation(format!("p{p} entered without asking"));
+            return;
+        };
+        self.account_time();
+        self.waiting -= 1;
+        self.tally.wait(p, self.now - since);
+        self.tally.entered(p);
+        self.record_wait_hops(p);
+        if let Some(t0) = self.empty_since.take() {
+            self.tally.sync(self.now - t0);
+            if self.hops.on {
+                let h = self.hops.depth(p, self.n);
+                self.tally.sync_hops(h);
+            }
+        }
+        for v in self.safety.enter(p, g) {
+            self.violation(v);
+        }
+        self.phase[p] = Phase::Inside(g);
+        self.entries[p] += 1;
+        if self.entries[p] == self.requests {
+            self.unfinished -= 1;
+        }
+        self.schedule_leave(p);
+    }
+
+    pub(super) fn exited(&mut self, p: Pid) {
+        if self.trace {
+            eprintln!("{:.3} p{p} EXITS", self.now);
+        }
+        let g = match self.phase[p] {
+            Phase::Inside(g) | Phase::Leaving(_, g) => g,
+            _ => {
+                self.violation(format!("p{p} left while outside"));
+                return;
+            }
+        };
+        self.account_time();
+        if let Phase::Leaving(since, _) = self.phase[p] {
+            self.tally.wait(p, self.now - since);
+            self.tally.entered(p);
+            self.record_wait_hops(p);
+            self.waiting -= 1;
+        }
+        self.tally.completed += 1;
+        for v in self.safety.exit(p, g) {
+            self.violation(v);
+        }
+        if self.safety.inside() == 0 && self.waiting > 0 && self.problem != Problem::LocalCs {
+            self.empty_since = Some(self.now);
+            self.hops.new_source(p, self.n);
+        }
+        self.phase[p] = Phase::Out;
+        self.schedule_want(p);
+    }
+
+    fn record_wait_hops(&mut self, p: Pid) {
+        if self.hops.on {
+            let h = self.hops.depth(p, p);
+            self.tally.wait_hops(h);
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! The runtime a process's handler sees on the simulator: sends become queued deliveries
+//! (or deferred receipts, when the receiver takes them passively), a broadcast one bundle,
+//! and entries and exits go through the core's checks.
+
+use super::core::Core;
+use super::deferred::Lazy;
+use super::queue::{cast_seq, Bundle, Kind};
+use crate::mp::{Algorithm, Message, Observation, Pid, Runtime};
+
+/// The runtime a process's handler sees; `before` and `after` are the other processes (for
+/// [`Algorithm::passive`]).
+pub(super) struct Ctx<'a, M, A> {
+    pub(super) core: &'a mut Core<M>,
+    pub(super) me: Pid,
+    pub(super) before: &'a [A],
+    pub(super) after: &'a [A],
+}
+
+impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
+    /// The process `to`, not the running one.
+    #[inline]
+    fn other(&self, to: Pid) -> &A {
+        if to < self.me {
+            &self.before[to]
+        } else {
+            &self.after[to - self.me - 1]
+        }
+    }
+
+    /// A message to `to`, counted already: its delay, and its delivery (deferred when the
+    /// receiver takes it passively).
+    #[inline]
+    fn schedule(&mut self, to: Pid, msg: M) {
+        let from = self.me;
+        let t = self.core.delivery(from, to);
+        if self.core.deferred.lazy && from != to && self.other(to).passive(&msg) {
+            let c = &mut *self.core;
+            c.q.seq += 1;
+            let letter = c.deferred.new_letter(msg, from, c.q.seq, false, 1);
+            c.deferred.defer(
+                to,
+                Lazy {
+                    t: t.to_bits(),
+                    letter,
+                },
+            );
+            return;
+        }
+        let hops = self.core.hops.of(from, to);
+        self.core.q.push(
+            t,
+            Kind::Deliver {
+                from,
+                to,
+                msg,
+                hops,
+            },
+        );
+    }
+
+    /// A broadcast, counted already, as one [`Bundle::Cast`] of the copies delivered as
+    /// events and one letter for the receivers that take it passively: the same delays,
+    /// sequence numbers and deferrals as one [`Ctx::schedule`] per receiver.
+    fn cast(&mut self, msg: M) {
+        let (me, n) = (self.me, self.core.n);
+        let base = self.core.q.seq;
+        self.core.q.seq += n as u64 - 1;
+        let mut dests = self.core.q.spare_dests.pop().unwrap_or_default();
+        let mut letter = None;
+        for to in (0..n).filter(|&to| to != me) {
+            let t = self.core.delivery(me, to).to_bits();
+            if self.core.deferred.lazy && self.other(to).passive(&msg) {
+                let c = &mut *self.core;
+                let id = *letter
+                    .get_or_insert_with(|| c.deferred.new_letter(msg.clone(), me, base, true, 0));
+                c.deferred.add_reader(id);
+                c.deferred.defer(to, Lazy { t, letter: id });
+            } else {
+                dests.push((t, to as u32));
+            }
+        }
+        let c = &mut *self.core;
+        if dests.is_empty() {
+            c.q.spare_dests.push(dests);
+            return;
+        }
+        dests.sort_unstable();
+        let head = (dests[0].0, cast_seq(base, me, dests[0].1 as Pid));
+        c.q.queue_bundle(
+            head,
+            Bundle::Cast {
+                from: me as u32,
+                base,
+                msg,
+                dests,
+                next: 0,
+            },
+        );
+    }
+}
+
+impl<M: Message, A: Algorithm<Msg = M>> Runtime<M> for Ctx<'_, M, A> {
+    fn me(&self) -> Pid {
+        self.me
+    }
+    fn n(&self) -> usize {
+        self.core.n
+    }
+    fn now(&self) -> f64 {
+        self.core.now
+    }
+    fn send(&mut self, to: Pid, msg: M) {
+        self.core.tally.message(self.me, to, &msg);
+        self.schedule(to, msg);
+    }
+    fn broadcast(&mut self, msg: M) {
+        let (me, n) = (self.me, self.core.n);
+        self.core.tally.broadcast(me, n, &msg);
+        if self.core.cast && n > 1 {
+            self.cast(msg);
+            return;
+        }
+        for to in 0..n {
+            if to != me {
+                self.schedule(to, msg.clone());
+            }
+        }
+    }
+    fn set_timer(&mut self, after: f64, tag: u64) {
+        let t = self.core.now + after.max(0.0);
+        self.core.q.push(t, Kind::Timer { p: self.me, tag });
+    }
+    fn enter(&mut self) {
+        self.core.enter(self.me);
+    }
+    fn exited(&mut self) {
+        self.core.exited(self.me);
+    }
+    fn observe(&mut self, obs: Observation) {
+        if let Observation::SessionsWaited(s) = obs {
+            let m = self.core.sessions_waited_max.get_or_insert(0);
+            *m = (*m).max(s);
+        }
+    }
+}

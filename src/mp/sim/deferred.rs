@@ -1,0 +1,262 @@
+//! Passive receipts, deferred: a message its receiver takes passively (see
+//! [`Algorithm::passive`]) is not queued as an event but kept once as a [`Letter`] (for every
+//! receiver of a broadcast) and noted in the receiver's inbox; the receipt is applied just
+//! before the receiver's next other event, with the same outcome, or made an event again
+//! when the receiver stops taking it passively.
+
+use super::queue::{cast_seq, place, Item, Kind, Queue};
+use crate::mp::{Algorithm, Message, Observation, Pid, Runtime};
+
+/// A message some receivers take passively (see [`Algorithm::passive`]), stored once for
+/// all of them: a broadcast's copies or one unicast message.
+pub(super) struct Letter<M> {
+    msg: Option<M>,
+    from: u32,
+    /// A broadcast's: the sequence number before its first copy's (see [`cast_seq`]); one
+    /// message's: its own.
+    base: u64,
+    cast: bool,
+    /// Receivers that have not applied it yet.
+    refs: u32,
+}
+
+impl<M> Letter<M> {
+    /// The sequence number of the copy to `to`.
+    #[inline]
+    fn seq(&self, to: Pid) -> u64 {
+        if self.cast {
+            cast_seq(self.base, self.from as Pid, to)
+        } else {
+            self.base
+        }
+    }
+}
+
+/// A passive receipt not yet applied: delivered at time bits `t`, its message in
+/// [`Deferred`].
+#[derive(Clone, Copy)]
+pub(super) struct Lazy {
+    pub(super) t: u64,
+    pub(super) letter: u32,
+}
+
+/// The deferred receipts of every process and the letters they read.
+pub(super) struct Deferred<M> {
+    /// Whether receipts are deferred now (see `sim::run`).
+    pub(super) lazy: bool,
+    n: usize,
+    /// Per process, its receipts not yet applied.
+    inbox: Vec<Vec<Lazy>>,
+    /// The messages, and the empty slots.
+    letters: Vec<Letter<M>>,
+    free_letters: Vec<u32>,
+    /// Inboxes that reached a power of two from 1024 on during the current event.
+    pub(super) full: Vec<Pid>,
+}
+
+impl<M: Message> Deferred<M> {
+    /// Nothing deferred, for `n` processes.
+    pub(super) fn new(n: usize) -> Self {
+        Deferred {
+            lazy: false,
+            n,
+            inbox: (0..n).map(|_| Vec::new()).collect(),
+            letters: Vec::new(),
+            free_letters: Vec::new(),
+            full: Vec::new(),
+        }
+    }
+
+    /// One more receiver of letter `id`.
+    pub(super) fn add_reader(&mut self, id: u32) {
+        self.letters[id as usize].refs += 1;
+    }
+
+    /// A letter for `refs` receivers.
+    pub(super) fn new_letter(
+        &mut self,
+        msg: M,
+        from: Pid,
+        base: u64,
+        cast: bool,
+        refs: u32,
+    ) -> u32 {
+        let letter = Letter {
+            msg: Some(msg),
+            from: from as u32,
+            base,
+            cast,
+            refs,
+        };
+        place(&mut self.letters, &mut self.free_letters, letter)
+    }
+
+    /// Defers a passive receipt of `to`.
+    pub(super) fn defer(&mut self, to: Pid, l: Lazy) {
+        let inbox = &mut self.inbox[to];
+        inbox.push(l);
+        // A process that stays idle (or is done) would gather every broadcast: its inbox
+        // is applied up to now at each power of two from 1024 on.
+        if inbox.len() >= 1024 && inbox.len().is_power_of_two() {
+            self.full.push(to);
+        }
+    }
+
+    /// Whether `to`'s deferred receipt `l` was delivered before the event `key`.
+    #[inline]
+    pub(super) fn before(&self, l: Lazy, to: Pid, key: (u64, u64)) -> bool {
+        l.t < key.0 || (l.t == key.0 && self.letters[l.letter as usize].seq(to) < key.1)
+    }
+
+    /// `to`'s copy of a letter: its sender and message (the last copy takes the letter's).
+    pub(super) fn open(&mut self, id: u32) -> (Pid, M) {
+        let letter = &mut self.letters[id as usize];
+        letter.refs -= 1;
+        let msg = if letter.refs == 0 {
+            self.free_letters.push(id);
+            letter.msg.take()
+        } else {
+            letter.msg.clone()
+        };
+        (letter.from as Pid, msg.expect("a letter with readers"))
+    }
+
+    /// A deferred receipt of `to` made an event again, at its own (time, sequence number).
+    fn undefer(&mut self, q: &mut Queue<M>, to: Pid, l: Lazy) {
+        let seq = self.letters[l.letter as usize].seq(to);
+        let (from, msg) = self.open(l.letter);
+        q.outbox.push(Item {
+            t: l.t,
+            seq,
+            kind: Some(Kind::Deliver {
+                from,
+                to,
+                msg,
+                hops: None,
+            }),
+        });
+    }
+
+    /// Applies `p`'s deferred receipts delivered before `key` (in any order: passive
+    /// receipts commute); returns how many.
+    pub(super) fn absorb<A: Algorithm<Msg = M>>(
+        &mut self,
+        p: Pid,
+        proc_: &mut A,
+        key: (u64, u64),
+    ) -> u64 {
+        if self.inbox[p].is_empty() {
+            return 0;
+        }
+        let mut inbox = std::mem::take(&mut self.inbox[p]);
+        let mut applied = 0;
+        let mut i = 0;
+        while i < inbox.len() {
+            let l = inbox[i];
+            if self.before(l, p, key) {
+                inbox.swap_remove(i);
+                let (from, msg) = self.open(l.letter);
+                let mut rt = Quiet {
+                    me: p,
+                    n: self.n,
+                    now: f64::from_bits(l.t),
+                };
+                proc_.on_message(&mut rt, from, msg);
+                applied += 1;
+            } else {
+                i += 1;
+            }
+        }
+        self.inbox[p] = inbox;
+        applied
+    }
+
+    /// After an event of `p`: the deferred receipts `p` no longer takes passively become
+    /// events, at their own (time, sequence number).
+    pub(super) fn spill<A: Algorithm<Msg = M>>(&mut self, q: &mut Queue<M>, p: Pid, proc_: &A) {
+        if self.inbox[p].is_empty() {
+            return;
+        }
+        let mut inbox = std::mem::take(&mut self.inbox[p]);
+        let mut i = 0;
+        while i < inbox.len() {
+            let l = inbox[i];
+            let msg = self.letters[l.letter as usize].msg.as_ref();
+            if proc_.passive(msg.expect("a letter with readers")) {
+                i += 1;
+            } else {
+                inbox.swap_remove(i);
+                self.undefer(q, p, l);
+            }
+        }
+        self.inbox[p] = inbox;
+    }
+
+    /// Stops deferring after the event `key`: the receipts delivered before it are applied
+    /// (returns how many), the later ones become events.
+    pub(super) fn go_eager<A: Algorithm<Msg = M>>(
+        &mut self,
+        q: &mut Queue<M>,
+        procs: &mut [A],
+        key: (u64, u64),
+    ) -> u64 {
+        self.lazy = false;
+        let mut applied = 0;
+        for (p, proc_) in procs.iter_mut().enumerate() {
+            applied += self.absorb(p, proc_, key);
+            for l in std::mem::take(&mut self.inbox[p]) {
+                self.undefer(q, p, l);
+            }
+        }
+        q.flush();
+        applied
+    }
+
+    /// Deferred receipts delivered before `key`, not yet applied.
+    pub(super) fn due(&self, key: (u64, u64)) -> u64 {
+        let mut due = 0;
+        for (p, inbox) in self.inbox.iter().enumerate() {
+            due += inbox.iter().filter(|&&l| self.before(l, p, key)).count() as u64;
+        }
+        due
+    }
+}
+
+/// The runtime of a passive receipt applied late: it knows who and when, and does nothing.
+struct Quiet {
+    me: Pid,
+    n: usize,
+    now: f64,
+}
+
+#[cold]
+fn not_passive() -> ! {
+    panic!("a receipt declared passive used the runtime: Algorithm::passive is wrong")
+}
+
+impl<M: Message> Runtime<M> for Quiet {
+    fn me(&self) -> Pid {
+        self.me
+    }
+    fn n(&self) -> usize {
+        self.n
+    }
+    fn now(&self) -> f64 {
+        self.now
+    }
+    fn send(&mut self, _to: Pid, _msg: M) {
+        not_passive()
+    }
+    fn set_timer(&mut self, _after: f64, _tag: u64) {
+        not_passive()
+    }
+    fn enter(&mut self) {
+        not_passive()
+    }
+    fn exited(&mut self) {
+        not_passive()
+    }
+    fn observe(&mut self, _obs: Observation) {
+        not_passive()
+    }
+}

@@ -1,0 +1,282 @@
+//! The simulator's event queue: a heap of bundles (the events one handler scheduled, sorted,
+//! keyed by their earliest; or the copies of one broadcast with the message kept once) in a
+//! slab, which runs the events in exactly the (time, sequence number) order of one heap of
+//! every event, at a fraction of the cost when handlers broadcast.
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use super::hops::HopDepths;
+use crate::mp::Pid;
+
+/// Bundles of at most this many events are copied into a small vector of their own.
+const SMALL_BUNDLE: usize = 4;
+
+/// The sequence number of a broadcast's copy to `to`: the copies to 0, 1, ... (the sender
+/// skipped) take the numbers after `base`, as one send each would.
+#[inline]
+pub(super) fn cast_seq(base: u64, from: Pid, to: Pid) -> u64 {
+    base + 1 + (to - usize::from(to > from)) as u64
+}
+
+/// Puts `x` in an empty slot of `slots` (one that `free` lists) or a new one; returns its
+/// index.
+pub(super) fn place<T>(slots: &mut Vec<T>, free: &mut Vec<u32>, x: T) -> u32 {
+    match free.pop() {
+        Some(i) => {
+            slots[i as usize] = x;
+            i
+        }
+        None => {
+            slots.push(x);
+            (slots.len() - 1) as u32
+        }
+    }
+}
+
+/// What an event does.
+pub(super) enum Kind<M> {
+    Deliver {
+        from: Pid,
+        to: Pid,
+        msg: M,
+        hops: HopDepths,
+    },
+    Timer {
+        p: Pid,
+        tag: u64,
+    },
+    Want {
+        p: Pid,
+    },
+    Leave {
+        p: Pid,
+    },
+}
+
+impl<M> Kind<M> {
+    /// The process whose handler the event runs.
+    #[inline]
+    pub(super) fn process(&self) -> Pid {
+        match self {
+            Kind::Deliver { to, .. } => *to,
+            Kind::Timer { p, .. } | Kind::Want { p } | Kind::Leave { p } => *p,
+        }
+    }
+}
+
+/// One scheduled event.
+pub(super) struct Item<M> {
+    pub(super) t: u64,
+    pub(super) seq: u64,
+    pub(super) kind: Option<Kind<M>>,
+}
+
+/// Events queued together, so that the heap holds one entry per bundle, keyed by its next
+/// event: a delivery costs a sift in a small heap rather than a push and a pop in a heap of
+/// every message in flight. Merging sorted bundles by their heads runs the events in exactly
+/// the (time, sequence) order of one global queue.
+pub(super) enum Bundle<M> {
+    /// An emptied slot.
+    Free,
+    /// One event (a reply, say), stored in place.
+    One(Item<M>),
+    /// The events one handler scheduled, sorted by (time, sequence number); `next` is the
+    /// first not yet run.
+    Many { items: Vec<Item<M>>, next: usize },
+    /// The copies of one broadcast delivered as events: the message once, and (time bits,
+    /// receiver) sorted, which is (time, sequence) order since a broadcast numbers its
+    /// copies in receiver order (see [`cast_seq`]).
+    Cast {
+        from: u32,
+        base: u64,
+        msg: M,
+        dests: Vec<(u64, u32)>,
+        next: usize,
+    },
+}
+
+/// A bundle's place in the heap: its next event's time and sequence number, and its slot.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Ev {
+    t: u64,
+    seq: u64,
+    slot: u32,
+}
+
+impl PartialOrd for Ev {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Ev {
+    // Reversed: BinaryHeap is a max-heap and the earliest event must come first. Times are
+    // finite and non-negative, so their bit patterns order like the numbers.
+    fn cmp(&self, o: &Self) -> Ordering {
+        (o.t, o.seq).cmp(&(self.t, self.seq))
+    }
+}
+
+/// The queue of events not yet run.
+pub(super) struct Queue<M> {
+    /// The last sequence number given.
+    pub(super) seq: u64,
+    heap: BinaryHeap<Ev>,
+    /// Bundles, indexed by `Ev::slot`; `free` lists the empty slots.
+    slab: Vec<Bundle<M>>,
+    free: Vec<u32>,
+    /// What the running handler schedules (broadcasts apart), bundled when it returns.
+    pub(super) outbox: Vec<Item<M>>,
+    /// Emptied bundle vectors, for reuse: large, and small, kept apart so that a small
+    /// bundle does not hold a large one's allocation; and broadcasts' receiver lists.
+    spare: Vec<Vec<Item<M>>>,
+    spare_small: Vec<Vec<Item<M>>>,
+    pub(super) spare_dests: Vec<Vec<(u64, u32)>>,
+}
+
+impl<M: Clone> Queue<M> {
+    /// An empty queue with room for `cap` bundles.
+    pub(super) fn with_capacity(cap: usize) -> Self {
+        Queue {
+            seq: 0,
+            heap: BinaryHeap::with_capacity(cap),
+            slab: Vec::with_capacity(cap),
+            free: Vec::new(),
+            outbox: Vec::new(),
+            spare: Vec::new(),
+            spare_small: Vec::new(),
+            spare_dests: Vec::new(),
+        }
+    }
+
+    /// Schedules an event at `t` with the next sequence number (in the outbox).
+    pub(super) fn push(&mut self, t: f64, kind: Kind<M>) {
+        self.seq += 1;
+        self.outbox.push(Item {
+            t: t.to_bits(),
+            seq: self.seq,
+            kind: Some(kind),
+        });
+    }
+
+    /// Queues a bundle whose first event is at (t, seq).
+    pub(super) fn queue_bundle(&mut self, (t, seq): (u64, u64), bundle: Bundle<M>) {
+        let slot = place(&mut self.slab, &mut self.free, bundle);
+        self.heap.push(Ev { t, seq, slot });
+    }
+
+    /// Queues what the last handler scheduled as one bundle.
+    pub(super) fn flush(&mut self) {
+        match self.outbox.len() {
+            0 => {}
+            1 => {
+                let item = self.outbox.pop().expect("one event");
+                self.queue_bundle((item.t, item.seq), Bundle::One(item));
+            }
+            len => {
+                let mut items = if len <= SMALL_BUNDLE {
+                    let mut items = self
+                        .spare_small
+                        .pop()
+                        .unwrap_or_else(|| Vec::with_capacity(SMALL_BUNDLE));
+                    items.append(&mut self.outbox);
+                    items
+                } else {
+                    let mut items = self.spare.pop().unwrap_or_default();
+                    std::mem::swap(&mut items, &mut self.outbox);
+                    items
+                };
+                items.sort_unstable_by_key(|i| (i.t, i.seq));
+                let head = (items[0].t, items[0].seq);
+                self.queue_bundle(head, Bundle::Many { items, next: 0 });
+            }
+        }
+    }
+
+    /// The earliest event: its time, sequence number and payload.
+    pub(super) fn pop(&mut self) -> Option<(f64, u64, Kind<M>)> {
+        let mut top = self.heap.peek_mut()?;
+        let (t, seq, slot) = (top.t, top.seq, top.slot as usize);
+        let following = match &mut self.slab[slot] {
+            Bundle::One(_) => None,
+            Bundle::Many { items, next } => {
+                *next += 1;
+                items.get(*next).map(|i| (i.t, i.seq))
+            }
+            Bundle::Cast {
+                from,
+                base,
+                dests,
+                next,
+                ..
+            } => {
+                *next += 1;
+                dests
+                    .get(*next)
+                    .map(|&(t, to)| (t, cast_seq(*base, *from as Pid, to as Pid)))
+            }
+            Bundle::Free => unreachable!("a queued slot is in use"),
+        };
+        let kind = if let Some((t, seq)) = following {
+            top.t = t;
+            top.seq = seq;
+            drop(top);
+            match &mut self.slab[slot] {
+                Bundle::Many { items, next } => items[*next - 1].kind.take(),
+                Bundle::Cast {
+                    from,
+                    msg,
+                    dests,
+                    next,
+                    ..
+                } => Some(Kind::Deliver {
+                    from: *from as Pid,
+                    to: dests[*next - 1].1 as Pid,
+                    msg: msg.clone(),
+                    hops: None,
+                }),
+                _ => unreachable!("a bundle with a next event"),
+            }
+        } else {
+            std::collections::binary_heap::PeekMut::pop(top);
+            self.free.push(slot as u32);
+            match std::mem::replace(&mut self.slab[slot], Bundle::Free) {
+                Bundle::One(item) => item.kind,
+                Bundle::Many { mut items, next } => {
+                    let kind = items[next - 1].kind.take();
+                    items.clear();
+                    if items.capacity() <= SMALL_BUNDLE {
+                        self.spare_small.push(items);
+                    } else {
+                        self.spare.push(items);
+                    }
+                    kind
+                }
+                Bundle::Cast {
+                    from,
+                    msg,
+                    mut dests,
+                    next,
+                    ..
+                } => {
+                    let to = dests[next - 1].1 as Pid;
+                    dests.clear();
+                    self.spare_dests.push(dests);
+                    Some(Kind::Deliver {
+                        from: from as Pid,
+                        to,
+                        msg,
+                        hops: None,
+                    })
+                }
+                Bundle::Free => unreachable!("a queued slot is in use"),
+            }
+        };
+        Some((f64::from_bits(t), seq, kind.expect("queued event")))
+    }
+
+    /// The time of the earliest event.
+    pub(super) fn peek_time(&self) -> Option<f64> {
+        self.heap.peek().map(|e| f64::from_bits(e.t))
+    }
+}
