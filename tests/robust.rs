@@ -751,7 +751,7 @@ fn every_run_config_in_bench_configs_reads() {
 #[test]
 fn random_sim_argument_vectors_never_panic() {
     let command =
-        <lockbench::mp::cli::SimArgs as clap::Args>::augment_args(clap::Command::new("sim"));
+        <lockbench::cmd::sim::Args as clap::Args>::augment_args(clap::Command::new("sim"));
     let options: Vec<(String, bool)> = command
         .get_arguments()
         .filter_map(|a| Some((a.get_long()?.to_string(), a.get_action().takes_values())))
