@@ -8,7 +8,7 @@ use crate::engine::fidelity::{default_sampling, measure_all, FidelityPlan, FIDEL
 use crate::engine::options::OracleArg;
 use crate::error::UsageError;
 use crate::locks::Problem;
-use crate::opts::{Format, FormatOpt, LockOpt, OutOpt, ThreadsOpt};
+use crate::opts::{Format, FormatOpt, LockOpt, LoopOpt, OutOpt, RoundsOpt, ThreadsOpt, WindowOpt};
 use crate::registry::lookup;
 use crate::report::rate;
 use crate::report::store::Store;
@@ -26,23 +26,18 @@ pub struct Args {
     /// `--threads`: the thread counts (default 1 and every physical core).
     #[command(flatten)]
     pub threads: ThreadsOpt,
-    /// Rounds per point; each runs the bare loop and the harness once (default 7).
-    #[arg(long, default_value_t = 7)]
-    pub rounds: usize,
-    /// Measured time of each loop in each round (default 200ms).
-    #[arg(long, default_value = "200ms")]
-    pub duration: String,
-    /// Warm-up of each loop (default 50ms).
-    #[arg(long, default_value = "50ms")]
-    pub warmup: String,
-    /// The harness loop's oracle (default auto, as `run`): `--oracle none` shows what the loop
-    /// costs without the oracle's critical-section accesses.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub oracle: OracleArg,
-    /// Time one passage in N in the harness loop (default as `run`: chosen from what timing
-    /// one passage costs here).
-    #[arg(long)]
-    pub latency_sample: Option<u64>,
+    /// `--rounds`: per point; each runs the bare loop and the harness once (default 7).
+    #[command(flatten)]
+    pub rounds: RoundsOpt,
+    /// `--duration`: the measured time of each loop in each round (default 200ms);
+    /// `--warmup`: of each loop (default 50ms).
+    #[command(flatten)]
+    pub window: WindowOpt,
+    /// `--oracle`: the harness loop's oracle (default auto, as `run`: `--oracle none` shows
+    /// what the loop costs without the oracle's critical-section accesses); `--latency-sample`:
+    /// one passage in N timed in the harness loop (default as `run`).
+    #[command(flatten)]
+    pub harness: LoopOpt,
     /// `--format`: table (default) or json.
     #[command(flatten)]
     pub format: FormatOpt,
@@ -53,14 +48,19 @@ pub struct Args {
 
 /// `lockbench fidelity`: harness against bare loop, interleaved, per lock and thread count.
 pub fn exec(args: &Args) -> Result<i32> {
-    let duration = parse_duration(&args.duration)
-        .map_err(|e| UsageError(format!("--duration {:?}: {e}", args.duration)))?;
-    let warmup = parse_duration(&args.warmup)
-        .map_err(|e| UsageError(format!("--warmup {:?}: {e}", args.warmup)))?;
+    let duration = args
+        .window
+        .duration
+        .map_or_else(|| parse_duration("200ms").expect("valid"), |d| d.0);
+    let warmup = args
+        .window
+        .warmup
+        .map_or_else(|| parse_duration("50ms").expect("valid"), |d| d.0);
+    let rounds = args.rounds.rounds.unwrap_or(7);
     if duration.is_zero() {
         return Err(UsageError("--duration must be longer than 0 (e.g. 200ms)".into()).into());
     }
-    if args.rounds == 0 {
+    if rounds == 0 {
         return Err(UsageError("--rounds must be at least 1".into()).into());
     }
     let format = args
@@ -104,10 +104,11 @@ pub fn exec(args: &Args) -> Result<i32> {
     }
     let store = Store::create(&out_dir)
         .map_err(|e| UsageError(format!("--out {}: {e:#}", out_dir.display())))?;
-    if args.latency_sample == Some(0) {
+    if args.harness.latency_sample == Some(0) {
         return Err(UsageError("--latency-sample must be at least 1 (e.g. 100)".into()).into());
     }
     let sampling = args
+        .harness
         .latency_sample
         .map_or_else(default_sampling, |n| (n, None));
     let points = measure_all(
@@ -118,14 +119,14 @@ pub fn exec(args: &Args) -> Result<i32> {
             duration,
             warmup,
             sampling,
-            rounds: args.rounds,
-            oracle: args.oracle,
+            rounds,
+            oracle: args.harness.oracle.unwrap_or(OracleArg::Auto),
         },
         &store,
     )?;
     print!(
         "{}",
-        render(&points, format, args.rounds, duration, sampling, &store)?
+        render(&points, format, rounds, duration, sampling, &store)?
     );
     Ok(0)
 }

@@ -4,7 +4,7 @@ use anyhow::Result;
 use clap::Args as ClapArgs;
 
 use crate::error::UsageError;
-use crate::opts::{Format, FormatOpt, LockOpt, SeedOpt, ThreadsOpt};
+use crate::opts::{CsStepsOpt, Format, FormatOpt, KOpt, LockOpt, PassagesOpt, SeedOpt, ThreadsOpt};
 use crate::registry::{lookup, registry, LockEntry};
 use crate::rmr::{run_one, table, RmrOptions};
 
@@ -26,18 +26,18 @@ pub struct Args {
     /// worst case where there is one, else a greedy adversary against process N−1).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "round-robin")]
     pub schedule: Vec<crate::rmr::ScheduleKind>,
-    /// Passages per process.
-    #[arg(long, default_value_t = 3)]
-    pub passages: usize,
+    /// `--passages`: per process (default 3).
+    #[command(flatten)]
+    pub passages: PassagesOpt,
     /// `--seed`: of the random and PCT schedules (default 1).
     #[command(flatten)]
     pub seed: SeedOpt,
-    /// Capacity of k-exclusion locks.
-    #[arg(long, default_value_t = 1)]
-    pub k: usize,
-    /// Local steps each process spends inside the critical section.
-    #[arg(long, default_value_t = 2)]
-    pub cs_steps: usize,
+    /// `--k`: the capacity of k-exclusion locks (default 1).
+    #[command(flatten)]
+    pub k: KOpt,
+    /// `--cs-steps`: local steps each process spends inside the critical section (default 2).
+    #[command(flatten)]
+    pub cs_steps: CsStepsOpt,
     /// `--format`: table (default) or json.
     #[command(flatten)]
     pub format: FormatOpt,
@@ -76,10 +76,12 @@ pub fn exec(args: &Args) -> Result<i32> {
         ))
         .into());
     }
-    if args.passages == 0 {
+    let passages = args.passages.passages.unwrap_or(3) as usize;
+    let k = args.k.k.unwrap_or(1);
+    if passages == 0 {
         return Err(UsageError("--passages must be at least 1".into()).into());
     }
-    if args.k == 0 {
+    if k == 0 {
         return Err(UsageError("--k must be at least 1".into()).into());
     }
     let mut reports = Vec::new();
@@ -89,10 +91,10 @@ pub fn exec(args: &Args) -> Result<i32> {
             for &model in &args.model {
                 for &schedule in &args.schedule {
                     let mut o = RmrOptions::new(n, model, schedule);
-                    o.passages = args.passages;
+                    o.passages = passages;
                     o.seed = args.seed.get(1);
-                    o.k = args.k;
-                    o.cs_steps = args.cs_steps;
+                    o.k = k;
+                    o.cs_steps = args.cs_steps.get();
                     match run_one(e, &o) {
                         Ok(r) => {
                             failed |= r.within_bound == Some(false);

@@ -5,7 +5,7 @@ use clap::Args as ClapArgs;
 
 use crate::error::{usage, UsageError};
 use crate::locks::Problem;
-use crate::opts::{Format, FormatOpt, LockOpt, SeedOpt, ThreadsOpt};
+use crate::opts::{CsStepsOpt, Format, FormatOpt, KOpt, LockOpt, PassagesOpt, SeedOpt, ThreadsOpt};
 use crate::registry::lookup;
 use crate::verify::replay::ReplayContext;
 use crate::verify::{mutants, verify, SchedulerKind, SessionPlan, VerifyOptions};
@@ -30,12 +30,12 @@ pub struct Args {
     /// `--seed`: of the schedulers (default 1).
     #[command(flatten)]
     pub seed: SeedOpt,
-    /// Passages per process in each schedule (default 2).
-    #[arg(long)]
-    pub passages: Option<usize>,
-    /// Capacity for k-exclusion locks (default 2 at 3 or more processes, else 1).
-    #[arg(long)]
-    pub k: Option<usize>,
+    /// `--passages`: per process in each schedule (default 2).
+    #[command(flatten)]
+    pub passages: PassagesOpt,
+    /// `--k`: the capacity of k-exclusion locks (default 2 at 3 or more processes, else 1).
+    #[command(flatten)]
+    pub k: KOpt,
     /// Sessions a GME passage chooses from (default 3).
     #[arg(long)]
     pub sessions: Option<usize>,
@@ -43,9 +43,9 @@ pub struct Args {
     /// or fixed (process p asks p mod --sessions). Default random.
     #[arg(long, value_enum)]
     pub plan: Option<crate::verify::SessionPlan>,
-    /// Scheduling steps each process spends inside the critical section (default 2).
-    #[arg(long)]
-    pub cs_steps: Option<usize>,
+    /// `--cs-steps`: scheduling steps each process spends inside the critical section (default 2).
+    #[command(flatten)]
+    pub cs_steps: CsStepsOpt,
     /// PCT depth: priority change points per schedule (default 3).
     #[arg(long)]
     pub pct_depth: Option<usize>,
@@ -160,15 +160,19 @@ fn options(args: &Args) -> Result<(VerifyOptions, Option<String>), UsageError> {
     let c = ctx.as_ref();
     let lock = agree("lock", args.lock.one("verify")?, c.map(|c| c.lock.clone()))?;
     let threads = agree("threads", args.threads.one("verify")?, c.map(|c| c.threads))?.unwrap_or(3);
-    let passages = agree("passages", args.passages, c.map(|c| c.passages))?;
-    let k = agree("k", args.k, c.map(|c| c.k))?;
+    let passages = agree(
+        "passages",
+        args.passages.passages.map(|p| p as usize),
+        c.map(|c| c.passages),
+    )?;
+    let k = agree("k", args.k.k, c.map(|c| c.k))?;
     let sessions = agree("sessions", args.sessions, c.map(|c| c.sessions))?;
     let plan_name = agree(
         "plan",
         args.plan.map(|p| format!("{p:?}").to_lowercase()),
         c.map(|c| c.plan.clone()),
     )?;
-    let cs_steps = agree("cs-steps", args.cs_steps, c.map(|c| c.cs_steps))?;
+    let cs_steps = agree("cs-steps", args.cs_steps.cs_steps, c.map(|c| c.cs_steps))?;
     let max_steps = agree("max-steps", args.max_steps, c.map(|c| c.max_steps))?;
     let scheduler = args.scheduler.map(|s| format!("{s:?}").to_lowercase());
     if let (Some(s), Some(c)) = (&scheduler, c) {

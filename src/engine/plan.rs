@@ -171,7 +171,7 @@ fn thread_plans(
                 warnings.push("pure spinning while oversubscribed: FIFO locks may collapse (a waiter can hold the core its predecessor needs)".into());
             }
         }
-        if opts.k.is_some() && opts.k() >= t {
+        if opts.k.k.is_some() && opts.k() >= t {
             warnings.push(format!(
                 "k = {} ≥ {t} threads: a k-exclusion lock never makes anyone wait at {t} threads",
                 opts.k()

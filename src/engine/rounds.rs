@@ -168,12 +168,12 @@ fn calibrate(
     carried: Option<Calibration>,
     err: &mut dyn std::io::Write,
 ) -> Result<Calibration> {
-    let (latency_sample, timing_cost_ns) = match (opts.latency_sample, &carried) {
+    let (latency_sample, timing_cost_ns) = match (opts.harness.latency_sample, &carried) {
         (Some(n), _) => (n, None),
         (None, Some(c)) => (c.latency_sample, c.timing_cost_ns),
         (None, None) => default_sampling(),
     };
-    if opts.trace && opts.latency_sample.is_some_and(|n| n != 1) {
+    if opts.trace && opts.harness.latency_sample.is_some_and(|n| n != 1) {
         let _ = writeln!(
             err,
             "warning: {} is ignored with --trace, which times every passage",

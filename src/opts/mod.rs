@@ -14,6 +14,8 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
+pub use de::Dur;
+
 use crate::error::UsageError;
 
 /// Output formats: one type for every command; each command says which ones it writes and
@@ -46,6 +48,7 @@ impl Format {
 
 /// `--lock`.
 #[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct LockOpt {
     /// Locks: comma-separated names (`lockbench list` shows them), or `all` (each command's
     /// help says which locks `all` means and what it runs when none is given).
@@ -78,6 +81,7 @@ impl LockOpt {
 
 /// `--threads`.
 #[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct ThreadsOpt {
     /// Thread (process) counts, comma-separated (each command's help gives its default).
     #[arg(long, value_delimiter = ',')]
@@ -104,8 +108,89 @@ impl ThreadsOpt {
     }
 }
 
+/// `--k`.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct KOpt {
+    /// Capacity of k-exclusion locks: how many processes they admit together (each command's
+    /// help gives its default).
+    #[arg(long)]
+    #[serde(default)]
+    pub k: Option<usize>,
+}
+
+/// `--passages`.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct PassagesOpt {
+    /// Passages per thread (process); each command's help says what else it stops on.
+    #[arg(long)]
+    #[serde(default)]
+    pub passages: Option<u64>,
+}
+
+/// `--cs-steps`.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct CsStepsOpt {
+    /// Scheduling steps each process spends inside the critical section (default 2).
+    #[arg(long)]
+    #[serde(default)]
+    pub cs_steps: Option<usize>,
+}
+
+impl CsStepsOpt {
+    /// The steps given, or 2.
+    pub fn get(&self) -> usize {
+        self.cs_steps.unwrap_or(2)
+    }
+}
+
+/// `--duration` and `--warmup`: the measured window of each run in each round, and the
+/// warm-up before it.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct WindowOpt {
+    /// Measure for this long per run (or loop) and round, e.g. 2s (default 200ms).
+    #[arg(long)]
+    #[serde(default)]
+    pub duration: Option<Dur>,
+    /// Warm-up before measuring (default 50ms).
+    #[arg(long)]
+    #[serde(default)]
+    pub warmup: Option<Dur>,
+}
+
+/// `--oracle` and `--latency-sample`: how the harness's passage loop checks and times.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct LoopOpt {
+    /// Safety oracle: auto (the sampled self-check for mutual exclusion, counting for GME and
+    /// k-exclusion), sampled, self-check, counting or none (default auto).
+    #[arg(long, value_enum)]
+    #[serde(default, serialize_with = "de::choice")]
+    pub oracle: Option<OracleArg>,
+    /// Time one passage in N, chosen at random (geometric gaps, so no aliasing with periodic
+    /// hand-offs); 1 times every passage. Default: N such that timing costs at most 0.5 ns per
+    /// passage on average on this machine. Throughput is unaffected.
+    #[arg(long)]
+    #[serde(default)]
+    pub latency_sample: Option<u64>,
+}
+
+/// `--rounds`.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct RoundsOpt {
+    /// Rounds (each command's help says what one round measures and its default).
+    #[arg(long)]
+    #[serde(default)]
+    pub rounds: Option<usize>,
+}
+
 /// `--format`.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct FormatOpt {
     /// Output format: table, json, csv or md (each command's help says which it writes;
     /// default table).
@@ -138,6 +223,7 @@ impl FormatOpt {
 
 /// `--out`.
 #[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct OutOpt {
     /// Where results are written (a directory unless the command's help says otherwise).
     #[arg(long)]
@@ -147,6 +233,7 @@ pub struct OutOpt {
 
 /// `--seed`.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub struct SeedOpt {
     /// Seed of everything random the command does (its default is in the command's help
     /// text, 1 where not said).
@@ -160,6 +247,37 @@ impl SeedOpt {
     pub fn get(&self, default: u64) -> u64 {
         self.seed.unwrap_or(default)
     }
+}
+
+/// How waiting threads wait.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WaitArg {
+    /// Spin with a spin-loop hint (right when each thread has its own core).
+    Spin,
+    /// Spin a little, then yield the CPU between tries (right when oversubscribed).
+    Yield,
+}
+
+/// Which safety oracle runs check with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OracleArg {
+    /// The sampled self-check for mutual exclusion (and k = 1), the counting oracle for GME
+    /// and k-exclusion.
+    Auto,
+    /// The self-check on sampled passages (the timed ones and about one other in 256), and one
+    /// plain load of its owner word on every other: sees a passage entering while a sampled one
+    /// is inside, for almost nothing per passage. Mutual exclusion and k = 1 (GME: self-check).
+    Sampled,
+    /// Plain loads and stores in every critical section: an id (GME: the session) written on
+    /// entry and read back before exit, and a shared checksum compared at the end.
+    SelfCheck,
+    /// Atomic counts of who is inside, on a line of the oracle's own: exact, and the source of
+    /// the concurrency figures, at the cost of two atomic read-modify-writes per passage.
+    Counting,
+    /// No check (as --no-check).
+    None,
 }
 
 #[cfg(test)]

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use crate::opts::de;
@@ -20,7 +20,10 @@ pub use crate::opts::de::Dur;
 pub use file::{example, option_names};
 pub use limits::{Limits, LINE_BYTES, MAX_PROCESSES, TRACE_CAPACITY, TRACE_RECORD_BYTES};
 
-use crate::opts::{Format, FormatOpt, LockOpt, OutOpt, SeedOpt, ThreadsOpt};
+use crate::opts::{
+    Format, FormatOpt, KOpt, LockOpt, LoopOpt, OutOpt, PassagesOpt, SeedOpt, ThreadsOpt, WindowOpt,
+};
+pub use crate::opts::{OracleArg, WaitArg};
 use crate::runner::exec::StopRule;
 use crate::runner::topology::PinMode;
 use crate::workload::{parse_duration, Mix};
@@ -33,37 +36,6 @@ pub const DEFAULT_WARMUP: &str = "50ms";
 pub const DEFAULT_ROUNDS: usize = 5;
 /// Stall timeout, by default.
 pub const DEFAULT_STALL_TIMEOUT: &str = "10s";
-
-/// How waiting threads wait.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum WaitArg {
-    /// Spin with a spin-loop hint (right when each thread has its own core).
-    Spin,
-    /// Spin a little, then yield the CPU between tries (right when oversubscribed).
-    Yield,
-}
-
-/// Which safety oracle runs check with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum OracleArg {
-    /// The sampled self-check for mutual exclusion (and k = 1), the counting oracle for GME
-    /// and k-exclusion.
-    Auto,
-    /// The self-check on sampled passages (the timed ones and about one other in 256), and one
-    /// plain load of its owner word on every other: sees a passage entering while a sampled one
-    /// is inside, for almost nothing per passage. Mutual exclusion and k = 1 (GME: self-check).
-    Sampled,
-    /// Plain loads and stores in every critical section: an id (GME: the session) written on
-    /// entry and read back before exit, and a shared checksum compared at the end.
-    SelfCheck,
-    /// Atomic counts of who is inside, on a line of the oracle's own: exact, and the source of
-    /// the concurrency figures, at the cost of two atomic read-modify-writes per passage.
-    Counting,
-    /// No check (as --no-check).
-    None,
-}
 
 /// Where each option's value came from, so messages name what the user wrote: `--cs-lines`,
 /// or `cs-lines in FILE`.
@@ -80,6 +52,7 @@ pub struct Origin {
 /// the command line wins. This struct is the only definition of a run option: add one here,
 /// with its doc (the `--help` text), its example ([`example`]) and its limit ([`Limits`]).
 #[derive(Args, Serialize, Deserialize, Debug, Default, Clone)]
+#[command(group(clap::ArgGroup::new("stop-rule").args(["duration", "passages"])))]
 // Unknown keys of a config file are refused by name before serde sees them
 // (`file::load_file`), so `deny_unknown_fields`, which flattened groups cannot take, is not needed.
 #[serde(rename_all = "kebab-case")]
@@ -101,9 +74,10 @@ pub struct RunArgs {
     /// idle): the cost of a lock's size on an uncontended passage (default: the thread count).
     #[arg(long)]
     pub slots: Option<usize>,
-    /// Capacity of k-exclusion locks (default 1).
-    #[arg(long)]
-    pub k: Option<usize>,
+    /// `--k`: the capacity of k-exclusion locks (default 1).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub k: KOpt,
     /// Busy work inside the critical section, e.g. 0, 200ns, 1us (default 0).
     #[arg(long)]
     pub cs: Option<Dur>,
@@ -113,15 +87,14 @@ pub struct RunArgs {
     /// Shared cache lines read and written in each critical section (default 0).
     #[arg(long)]
     pub cs_lines: Option<usize>,
-    /// Measure for this long per run and round, e.g. 2s (default 200ms).
-    #[arg(long, conflicts_with = "passages")]
-    pub duration: Option<Dur>,
-    /// Instead of a duration, measure this many passages per thread.
-    #[arg(long)]
-    pub passages: Option<u64>,
-    /// Warm-up before measuring (default 50ms).
-    #[arg(long)]
-    pub warmup: Option<Dur>,
+    /// `--duration` (default 200ms) and `--warmup` (default 50ms).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub window: WindowOpt,
+    /// `--passages`: instead of a duration, measure this many passages per thread.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub passages: PassagesOpt,
     /// Rounds: every (lock, configuration) runs once per round, in a shuffled order, so drift
     /// of a shared machine hits every lock alike; ratios to the baseline are paired within a
     /// round and reported as a median with a confidence interval (default 5).
@@ -164,16 +137,11 @@ pub struct RunArgs {
     #[arg(long, conflicts_with = "oracle")]
     #[serde(default)]
     pub no_check: bool,
-    /// Safety oracle: auto (the sampled self-check for mutual exclusion, counting for GME and
-    /// k-exclusion), sampled, self-check, counting or none (default auto).
-    #[arg(long, value_enum)]
-    #[serde(serialize_with = "de::choice")]
-    pub oracle: Option<OracleArg>,
-    /// Time one passage in N, chosen at random (geometric gaps, so no aliasing with periodic
-    /// hand-offs); 1 times every passage. Default: N such that timing costs at most 0.5 ns per
-    /// passage on average on this machine. Throughput is unaffected.
-    #[arg(long)]
-    pub latency_sample: Option<u64>,
+    /// `--oracle` (default auto) and `--latency-sample` (default: chosen from what timing one
+    /// passage costs here).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub harness: LoopOpt,
     /// Trace every passage and check FCFS, concurrent entry and FIFE from the trace.
     #[arg(long)]
     #[serde(default)]
@@ -225,7 +193,7 @@ impl RunArgs {
 
     /// k for k-exclusion (default 1).
     pub fn k(&self) -> usize {
-        self.k.unwrap_or(1)
+        self.k.k.unwrap_or(1)
     }
 
     /// Critical-section busy work.
@@ -245,7 +213,7 @@ impl RunArgs {
 
     /// The stop rule: a number of passages per thread, or a duration (default 200 ms).
     pub fn stop(&self) -> StopRule {
-        match (self.passages, self.duration) {
+        match (self.passages.passages, self.window.duration) {
             (Some(n), _) => StopRule::Passages(n),
             (None, Some(d)) => StopRule::Duration(d.0),
             (None, None) => StopRule::Duration(parse_duration(DEFAULT_DURATION).expect("valid")),
@@ -254,7 +222,8 @@ impl RunArgs {
 
     /// Warm-up.
     pub fn warmup(&self) -> Duration {
-        self.warmup
+        self.window
+            .warmup
             .map_or_else(|| parse_duration(DEFAULT_WARMUP).expect("valid"), |d| d.0)
     }
 
@@ -291,7 +260,7 @@ impl RunArgs {
         if self.no_check {
             OracleArg::None
         } else {
-            self.oracle.unwrap_or(OracleArg::Auto)
+            self.harness.oracle.unwrap_or(OracleArg::Auto)
         }
     }
 
@@ -342,7 +311,14 @@ mod tests {
                 continue;
             }
             let t: toml::Table = toml::from_str(example(&n)).unwrap();
-            RunArgs::deserialize(toml::Value::Table(t)).unwrap_or_else(|e| panic!("{n}: {e}"));
+            let a =
+                RunArgs::deserialize(toml::Value::Table(t)).unwrap_or_else(|e| panic!("{n}: {e}"));
+            // A key a flattened group spells otherwise would be dropped without a word.
+            let back = serde_json::to_value(&a).unwrap();
+            assert!(
+                !back[n.as_str()].is_null(),
+                "{n}: the example's value is lost on the way in"
+            );
         }
     }
 
@@ -404,8 +380,11 @@ mod tests {
         std::fs::write(&path, "passages = 10\nk = 2\ncs_lines = 3\n").unwrap();
         let cli = RunArgs {
             config: Some(path.clone()),
-            duration: Some("5ms".parse().unwrap()),
-            k: Some(3),
+            window: WindowOpt {
+                duration: Some("5ms".parse().unwrap()),
+                warmup: None,
+            },
+            k: KOpt { k: Some(3) },
             ..Default::default()
         };
         let l = cli.layered().unwrap();

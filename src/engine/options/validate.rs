@@ -54,7 +54,7 @@ impl RunArgs {
                 ));
             }
         }
-        if let Some(k) = self.k {
+        if let Some(k) = self.k.k {
             if k == 0 || k > limits.threads {
                 return usage(format!(
                     "{} {k}: between 1 and {} (the number of processes a k-exclusion lock admits together)",
@@ -178,7 +178,7 @@ impl RunArgs {
         warnings: &mut Vec<String>,
     ) -> Result<(), UsageError> {
         let name = |k: &str| self.name(k);
-        match self.latency_sample {
+        match self.harness.latency_sample {
             Some(0) => {
                 return usage(format!(
                     "{} 0: time one passage in N, N at least 1 (1 times every passage)",

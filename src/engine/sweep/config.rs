@@ -138,7 +138,7 @@ impl Point {
             mix,
             cs: dur("cs", &self.cs)?,
             think: dur("think", &self.think)?,
-            k: self.k,
+            k: crate::opts::KOpt { k: self.k },
             cs_lines: self.cs_lines,
             rmr: self.rmr,
             ..RunArgs::default()
