@@ -86,8 +86,8 @@ pub struct RunSpec {
     pub latency_sample: u64,
     /// What timing one passage costs, ns, when `latency_sample` is the default rate: each
     /// thread then times fewer passages where its own passage is so short that timing would
-    /// take more than [`TIMING_SHARE`](crate::runner::exec::TIMING_SHARE) of it (see
-    /// [`adapted_latency_sample`](crate::runner::exec::adapted_latency_sample)). `None`: the
+    /// take more than [`TIMING_SHARE`](crate::runner::sampling::TIMING_SHARE) of it (see
+    /// [`adapted_latency_sample`](crate::runner::sampling::adapted_latency_sample)). `None`: the
     /// rate was asked for and is kept.
     pub timing_cost_ns: Option<f64>,
     /// Most passages traced per thread.
