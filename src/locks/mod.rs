@@ -186,8 +186,8 @@ pub struct LockEntry {
     /// not time it).
     pub native: Builder,
     /// Runs it on native memory, monomorphised (every timed run goes through this): the
-    /// passage loop instantiated for the lock's concrete type by [`generic_entry!`] and
-    /// [`native_entry!`] from [`crate::runner::exec::run_typed`].
+    /// passage loop instantiated for the lock's concrete type by [`generic_entry!`](crate::generic_entry) and
+    /// [`native_entry!`](crate::native_entry) from [`crate::runner::exec::run_typed`].
     pub bench: crate::runner::spec::Bench,
     /// Builds the same algorithm on the scheduled memory (for `verify`); `None` for locks not
     /// written over the register abstraction.

@@ -89,9 +89,9 @@ impl Checker for SelfChecking {
     }
 }
 
-/// The sampled self-check ([`OracleKind::Sampled`]): the whole check on the passages the loop
+/// The sampled self-check ([`OracleKind::Sampled`](crate::check::OracleKind::Sampled)): the whole check on the passages the loop
 /// runs out of line (the timed ones, the ones that close a timed passage, and about one in
-/// [`CHECK_GAP_MEAN`] others), a [`Peek`] on every other.
+/// [`CHECK_GAP_MEAN`](super::hot_loop::CHECK_GAP_MEAN) others), a [`Peek`] on every other.
 pub(super) struct Sampled;
 
 impl Checker for Sampled {
