@@ -109,9 +109,9 @@ pub struct RunSpec {
 impl RunSpec {
     /// A run of `lock` at `threads` unpinned threads until `stop`, everything else at its
     /// default: as many slots as threads, k = 1, distinct sessions, no think time, an empty
-    /// critical section touching no shared line, no warm-up, the problem's default oracle, no
-    /// trace, every passage timed, spin-then-yield waiting, no counters, a 10 s stall timeout,
-    /// seed 1, native memory.
+    /// critical section touching no shared line, no warm-up, the problem's default oracle at
+    /// k = 1 (set `oracle` with `k`), no trace, every passage timed, spin-then-yield waiting,
+    /// no counters, a 10 s stall timeout, seed 1, native memory.
     pub fn new(lock: Subject, threads: usize, stop: StopRule) -> RunSpec {
         let k = 1;
         RunSpec {
