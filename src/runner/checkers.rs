@@ -42,7 +42,9 @@ pub(super) trait Checker {
     /// but the sampled self-check).
     type Light: Checker;
     /// Whether the loop runs extra checked passages between timed ones (out of line, about
-    /// one in [`CHECK_GAP_MEAN`](super::hot_loop::CHECK_GAP_MEAN)) because `Light` checks less than `Self`.
+    /// one in [`CHECK_GAP_MEAN`]) because `Light` checks less than `Self`.
+    ///
+    /// [`CHECK_GAP_MEAN`]: super::hot_loop::CHECK_GAP_MEAN
     const SPARSE: bool = false;
     /// Right after the lock let process `p` in.
     fn enter(g: &Guards, p: usize, session: usize, local: &mut CheckLocal) -> Self::Token;
@@ -89,9 +91,12 @@ impl Checker for SelfChecking {
     }
 }
 
-/// The sampled self-check ([`OracleKind::Sampled`](crate::check::OracleKind::Sampled)): the whole check on the passages the loop
+/// The sampled self-check ([`OracleKind::Sampled`]): the whole check on the passages the loop
 /// runs out of line (the timed ones, the ones that close a timed passage, and about one in
-/// [`CHECK_GAP_MEAN`](super::hot_loop::CHECK_GAP_MEAN) others), a [`Peek`] on every other.
+/// [`CHECK_GAP_MEAN`] others), a [`Peek`] on every other.
+///
+/// [`OracleKind::Sampled`]: crate::check::OracleKind::Sampled
+/// [`CHECK_GAP_MEAN`]: super::hot_loop::CHECK_GAP_MEAN
 pub(super) struct Sampled;
 
 impl Checker for Sampled {
