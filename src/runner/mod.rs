@@ -1,10 +1,17 @@
-//! Running locks: topology and pinning, the passage loop, the watchdog.
+//! Running locks: what a run is (`spec`), topology and pinning, launching a run (`exec`), the
+//! passage loops, the checkers, the watchdog, the sampling maths.
 
+mod checkers;
+mod counted;
 pub mod exec;
 pub mod fidelity;
 pub mod host;
+mod hot_loop;
+pub mod sampling;
+mod shared;
 pub mod spec;
 pub mod topology;
+mod watchdog;
 
 use std::sync::Once;
 

@@ -86,8 +86,8 @@ pub struct RunSpec {
     pub latency_sample: u64,
     /// What timing one passage costs, ns, when `latency_sample` is the default rate: each
     /// thread then times fewer passages where its own passage is so short that timing would
-    /// take more than [`TIMING_SHARE`](crate::runner::exec::TIMING_SHARE) of it (see
-    /// [`adapted_latency_sample`](crate::runner::exec::adapted_latency_sample)). `None`: the
+    /// take more than [`TIMING_SHARE`](crate::runner::sampling::TIMING_SHARE) of it (see
+    /// [`adapted_latency_sample`](crate::runner::sampling::adapted_latency_sample)). `None`: the
     /// rate was asked for and is kept.
     pub timing_cost_ns: Option<f64>,
     /// Most passages traced per thread.
@@ -109,9 +109,9 @@ pub struct RunSpec {
 impl RunSpec {
     /// A run of `lock` at `threads` unpinned threads until `stop`, everything else at its
     /// default: as many slots as threads, k = 1, distinct sessions, no think time, an empty
-    /// critical section touching no shared line, no warm-up, the problem's default oracle, no
-    /// trace, every passage timed, spin-then-yield waiting, no counters, a 10 s stall timeout,
-    /// seed 1, native memory.
+    /// critical section touching no shared line, no warm-up, the problem's default oracle at
+    /// k = 1 (set `oracle` with `k`), no trace, every passage timed, spin-then-yield waiting,
+    /// no counters, a 10 s stall timeout, seed 1, native memory.
     pub fn new(lock: Subject, threads: usize, stop: StopRule) -> RunSpec {
         let k = 1;
         RunSpec {
