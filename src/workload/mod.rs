@@ -6,7 +6,9 @@ mod delay;
 mod lines;
 mod mix;
 pub mod rng;
+mod sampler;
 
 pub use delay::{calibration, format_duration, parse_duration, Delay};
 pub use lines::SharedLines;
-pub use mix::{Mix, Sampler, MIX_FORMS};
+pub use mix::{Mix, MIX_FORMS};
+pub use sampler::Sampler;

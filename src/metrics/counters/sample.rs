@@ -6,7 +6,7 @@
 /// Exactly one of `value` and `unavailable` is set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CounterSample {
-    /// The counter's name ([`CounterSpec::name`]).
+    /// The counter's name ([`super::CounterSpec::name`]).
     pub name: String,
     /// The count since the counters were opened (or last reset) while enabled, scaled by
     /// `time_enabled / time_running` when the kernel multiplexed it.
@@ -20,7 +20,7 @@ pub struct CounterSample {
     pub time_running: u64,
     /// Whether only user space was counted (kernel counting not permitted).
     pub user_only: bool,
-    /// The raw encoding ([`CounterSpec::event`]); `None` for named events.
+    /// The raw encoding ([`super::CounterSpec::event`]); `None` for named events.
     pub event: Option<String>,
     /// The coherence preset the event came from ([`super::coherence::preset_id`]).
     pub preset: Option<&'static str>,
