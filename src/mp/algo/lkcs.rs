@@ -76,7 +76,7 @@ use std::collections::BTreeSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::Setup;
+use super::setup::Setup;
 use crate::mp::{Algorithm, Charge, Group, Message, Pid, Runtime};
 
 /// Which algorithm of seed 004.

@@ -30,7 +30,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::Setup;
+use super::setup::Setup;
 use crate::mp::{Algorithm, Charge, Group, Message, Pid, Runtime};
 
 /// Messages.

@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::Setup;
+use super::setup::Setup;
 use crate::mp::{Algorithm, Charge, Group, Message, Pid, Runtime};
 
 /// Messages.

@@ -32,7 +32,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::Setup;
+use super::setup::Setup;
 use crate::mp::{Algorithm, Charge, Group, Message, Observation, Pid, Runtime};
 
 /// How the next session's type is chosen.

@@ -8,8 +8,8 @@ use std::collections::VecDeque;
 use super::deferred::Deferred;
 use super::hops::{Hops, HOPS_MAX_N};
 use super::queue::{Kind, Queue};
-use super::SimConfig;
 use crate::mp::metrics::Tally;
+use crate::mp::run_config::RunConfig;
 use crate::mp::safety::Safety;
 use crate::mp::workload::Dist;
 use crate::mp::{Group, Message, Pid, Problem};
@@ -65,9 +65,9 @@ pub(super) struct Core<M> {
 }
 
 impl<M: Message> Core<M> {
-    /// Time 0, nothing queued, every process out (`cast`: broadcasts may be bundled).
-    pub(super) fn new(cfg: &SimConfig, cast: bool) -> Self {
-        let run = &cfg.run;
+    /// Time 0, nothing queued, every process out, for `run` on FIFO channels or not
+    /// (`trace`: print every event; `cast`: broadcasts may be bundled).
+    pub(super) fn new(run: &RunConfig, fifo: bool, trace: bool, cast: bool) -> Self {
         let n = run.setup.n;
         Core {
             now: 0.0,
@@ -77,12 +77,8 @@ impl<M: Message> Core<M> {
             waits: VecDeque::new(),
             n,
             delay: run.delay,
-            fifo: cfg.fifo,
-            link_last: if cfg.fifo {
-                vec![0.0; n * n]
-            } else {
-                Vec::new()
-            },
+            fifo,
+            link_last: if fifo { vec![0.0; n * n] } else { Vec::new() },
             delay_rng: (0..n)
                 .map(|p| Rng::new(run.seed, 0xD1_0000 + p as u64))
                 .collect(),
@@ -103,7 +99,7 @@ impl<M: Message> Core<M> {
             empty_since: None,
             waiting: 0,
             sessions_waited_max: None,
-            trace: cfg.trace,
+            trace,
             hops: Hops::new(n),
         }
     }

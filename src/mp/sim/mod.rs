@@ -60,7 +60,7 @@ fn run_with<A: Algorithm>(
     let wall = Instant::now();
     let s = &cfg.run.setup;
     let mut procs: Vec<A> = (0..s.n).map(|p| make(p, s)).collect();
-    let mut core: Core<A::Msg> = Core::new(cfg, cast);
+    let mut core: Core<A::Msg> = Core::new(&cfg.run, cfg.fifo, cfg.trace, cast);
     start(&mut core, &procs);
     // Deferred receipts (see below) where hops are not tracked and nothing is traced.
     core.deferred.lazy = defer && !cfg.trace && !core.hops.on;

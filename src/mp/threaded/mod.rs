@@ -71,7 +71,7 @@ pub fn run<A: Algorithm + 'static>(
                     // Pinning is best effort: an unpinned process still runs correctly.
                     let _ = pin_current_thread(c);
                 }
-                Process::new(p, alg, rx, sampler, cfg, shared).run()
+                Process::new(p, alg, rx, sampler, run, shared).run()
             }));
         }
         let liveness = watch(&shared, n, run.watchdog);

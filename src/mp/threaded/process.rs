@@ -11,8 +11,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::monitor::Monitor;
-use super::ThreadConfig;
 use crate::mp::metrics::Tally;
+use crate::mp::run_config::RunConfig;
 use crate::mp::workload::Dist;
 use crate::mp::{Algorithm, Group, Message, Pid, Runtime};
 use crate::workload::rng::Rng;
@@ -139,7 +139,7 @@ pub(super) struct Process<'a, A: Algorithm> {
     alg: A,
     rx: Receiver<Envelope<A::Msg>>,
     sampler: Sampler,
-    cfg: &'a ThreadConfig,
+    run: &'a RunConfig,
     shared: &'a Shared<A::Msg>,
     tally: Tally,
     delay_rng: Rng,
@@ -166,10 +166,9 @@ impl<'a, A: Algorithm> Process<'a, A> {
         alg: A,
         rx: Receiver<Envelope<A::Msg>>,
         sampler: Sampler,
-        cfg: &'a ThreadConfig,
+        run: &'a RunConfig,
         shared: &'a Shared<A::Msg>,
     ) -> Self {
-        let run = &cfg.run;
         let n = run.setup.n;
         let mut work_rng = Rng::new(run.seed, 0x3C_0000 + me as u64);
         let phase = if alg.starts_inside() {
@@ -191,7 +190,7 @@ impl<'a, A: Algorithm> Process<'a, A> {
             alg,
             rx,
             sampler,
-            cfg,
+            run,
             shared,
             tally: Tally::new(n),
             delay_rng: Rng::new(run.seed, 0xD1_0000 + me as u64),
@@ -264,7 +263,7 @@ impl<'a, A: Algorithm> Process<'a, A> {
                 self.handle(|alg, c| alg.on_request(c, g));
             }
             Phase::Inside(g) => {
-                if self.cfg.run.local() {
+                if self.run.local() {
                     self.phase = Phase::Leaving(now, g);
                     monitor.lock().expect("monitor").wait(self.me, now);
                     self.tally.start_cycle(self.me);
@@ -279,10 +278,10 @@ impl<'a, A: Algorithm> Process<'a, A> {
     fn handle(&mut self, f: impl FnOnce(&mut A, &mut dyn Runtime<A::Msg>)) {
         let mut c = Ctx {
             me: self.me,
-            n: self.cfg.run.setup.n,
+            n: self.run.setup.n,
             start: self.shared.start,
             senders: &self.shared.senders,
-            delay: self.cfg.run.delay,
+            delay: self.run.delay,
             rng: &mut self.delay_rng,
             link_last: &mut self.link_last,
             tally: &mut self.tally,
@@ -300,7 +299,7 @@ impl<'a, A: Algorithm> Process<'a, A> {
     /// The application's next step after a handler: schedule leaving after an entry, the
     /// next request after an exit, and count the process finished at its quota.
     fn after(&mut self, entered: bool, exited: bool) {
-        let run = &self.cfg.run;
+        let run = self.run;
         let now = Instant::now();
         if entered {
             self.entries += 1;
