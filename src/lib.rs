@@ -16,5 +16,6 @@ pub mod report;
 pub mod rmr;
 pub mod runner;
 pub mod sweep;
+pub mod table;
 pub mod verify;
 pub mod workload;
