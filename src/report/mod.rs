@@ -2,6 +2,8 @@
 //! contract), CSV and Markdown. Every export is one [`Exporter`].
 
 pub mod compare;
+pub mod figures;
+pub mod hardware;
 pub mod hlog;
 pub mod plots;
 pub mod render;
