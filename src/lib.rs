@@ -15,5 +15,6 @@ pub mod registry;
 pub mod report;
 pub mod rmr;
 pub mod runner;
+pub mod table;
 pub mod verify;
 pub mod workload;

@@ -245,6 +245,18 @@ fn compare_bad_input_is_one_line_and_exit_2() {
         let err = String::from_utf8(out.stderr).unwrap();
         assert_eq!(err.trim().lines().count(), 1, "{err}");
     }
+    // compare writes table, md and json: csv is refused, naming those.
+    let out = lockbench()
+        .arg("compare")
+        .arg(fixture("a"))
+        .arg(fixture("b"))
+        .args(["--format", "csv"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("use table or md or json"), "{err}");
 }
 
 #[test]

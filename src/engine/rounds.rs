@@ -220,7 +220,7 @@ fn calibrate(
         latency_sample,
         timing_cost_ns,
         overhead,
-        fidelity: fidelity.clone(),
+        fidelity,
     })
 }
 

@@ -159,82 +159,8 @@ pub fn correlate(dir: &Path, runs: &[RunResult], svg_dir: Option<&Path>) -> anyh
     let mut correlations = Vec::new();
     for model in models {
         let group: Vec<&Joined<'_>> = joined.iter().filter(|j| j.rmr().model == model).collect();
-        let mut events: Vec<(String, Option<String>)> = vec![(CLOCK.to_string(), None)];
-        for j in &group {
-            for c in &j.measured.counters {
-                if is_hardware(&c.name)
-                    && c.per_passage.is_some()
-                    && !events.iter().any(|(e, _)| *e == c.name)
-                {
-                    events.push((c.name.clone(), c.event.clone()));
-                }
-            }
-        }
-        for (event, encoding) in events {
-            let points: Vec<Point> = group
-                .iter()
-                .filter_map(|j| {
-                    let y = if event == CLOCK {
-                        j.measured.passage_mean()
-                    } else {
-                        j.measured
-                            .counters
-                            .iter()
-                            .find(|c| c.name == event)
-                            .and_then(|c| c.per_passage)
-                    }?;
-                    Some(Point {
-                        x: j.rmr().per_passage_mean,
-                        y,
-                        series: j.model.lock.clone(),
-                        label: format!("t{}", j.model.threads),
-                    })
-                })
-                .collect();
-            let xs: Vec<f64> = points.iter().map(|p| p.x).collect();
-            let ys: Vec<f64> = points.iter().map(|p| p.y).collect();
-            let (r, rho) = (pearson(&xs, &ys), spearman(&xs, &ys));
-            let mut plot = None;
-            if let (Some(svg_dir), true) = (svg_dir, points.len() >= 2) {
-                let coeff =
-                    |v: Option<f64>| v.map_or("undefined".to_string(), |v| format!("{v:.3}"));
-                let scatter = Scatter {
-                    title: format!("{event} against {model} RMRs, per passage"),
-                    subtitle: format!(
-                        "{} configurations: Pearson r = {}, Spearman ρ = {}",
-                        points.len(),
-                        coeff(r),
-                        coeff(rho)
-                    ),
-                    x_label: format!("RMRs per passage under the {model} model (mean)"),
-                    y_label: if event == CLOCK {
-                        "measured passage time, ns (mean)".to_string()
-                    } else {
-                        format!("{event} per passage")
-                    },
-                    fit: fit(&xs, &ys),
-                    points,
-                };
-                let path = svg_dir.join(format!(
-                    "correlate-{}-{}.svg",
-                    file_part(model),
-                    file_part(&event)
-                ));
-                std::fs::create_dir_all(svg_dir)?;
-                std::fs::write(&path, render(&scatter))
-                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
-                plot = Some(path);
-            }
-            correlations.push(Correlation {
-                model: model.to_string(),
-                hardware: is_hardware(&event),
-                event,
-                encoding,
-                n: xs.len(),
-                pearson: r,
-                spearman: rho,
-                plot,
-            });
+        for (event, encoding) in events(&group) {
+            correlations.push(correlation(model, event, encoding, &group, svg_dir)?);
         }
     }
     if correlations.iter().any(|c| c.n < 3) {
@@ -250,32 +176,124 @@ pub fn correlate(dir: &Path, runs: &[RunResult], svg_dir: Option<&Path>) -> anyh
                 .to_string(),
         );
     }
-    let model_side = joined
-        .iter()
-        .map(|j| ModelRow {
-            lock: j.model.lock.clone(),
-            threads: j.model.threads,
-            mix: j.model.mix.clone(),
-            model: j.rmr().model.clone(),
-            rmr_mean: j.rmr().per_passage_mean,
-            rmr_max: j.rmr().per_passage_max,
-            by_section: j
-                .rmr()
-                .sections()
-                .into_iter()
-                .map(|(s, v)| (s.to_string(), v))
-                .collect(),
-            passage_ns: j.measured.passage_mean(),
-            measured_on_counting_memory: j.measured_on_counting_memory(),
-        })
-        .collect();
     Ok(Report {
         dir: dir.to_path_buf(),
         pmu: pmu_status(&joined),
         correlations,
-        model_side,
+        model_side: joined.iter().map(model_row).collect(),
         notes,
     })
+}
+
+/// The events of one model's configurations: the clock, then every hardware counter that
+/// counted somewhere, with its raw encoding.
+fn events(group: &[&Joined<'_>]) -> Vec<(String, Option<String>)> {
+    let mut events: Vec<(String, Option<String>)> = vec![(CLOCK.to_string(), None)];
+    for j in group {
+        for c in &j.measured.counters {
+            if is_hardware(&c.name)
+                && c.per_passage.is_some()
+                && !events.iter().any(|(e, _)| *e == c.name)
+            {
+                events.push((c.name.clone(), c.event.clone()));
+            }
+        }
+    }
+    events
+}
+
+/// One model against one event over the configurations of `group`, with its scatter plot
+/// under `svg_dir` when there are two points or more.
+fn correlation(
+    model: &str,
+    event: String,
+    encoding: Option<String>,
+    group: &[&Joined<'_>],
+    svg_dir: Option<&Path>,
+) -> anyhow::Result<Correlation> {
+    let points: Vec<Point> = group
+        .iter()
+        .filter_map(|j| {
+            let y = if event == CLOCK {
+                j.measured.passage_mean()
+            } else {
+                j.measured
+                    .counters
+                    .iter()
+                    .find(|c| c.name == event)
+                    .and_then(|c| c.per_passage)
+            }?;
+            Some(Point {
+                x: j.rmr().per_passage_mean,
+                y,
+                series: j.model.lock.clone(),
+                label: format!("t{}", j.model.threads),
+            })
+        })
+        .collect();
+    let xs: Vec<f64> = points.iter().map(|p| p.x).collect();
+    let ys: Vec<f64> = points.iter().map(|p| p.y).collect();
+    let (r, rho) = (pearson(&xs, &ys), spearman(&xs, &ys));
+    let mut plot = None;
+    if let (Some(svg_dir), true) = (svg_dir, points.len() >= 2) {
+        let coeff = |v: Option<f64>| v.map_or("undefined".to_string(), |v| format!("{v:.3}"));
+        let scatter = Scatter {
+            title: format!("{event} against {model} RMRs, per passage"),
+            subtitle: format!(
+                "{} configurations: Pearson r = {}, Spearman ρ = {}",
+                points.len(),
+                coeff(r),
+                coeff(rho)
+            ),
+            x_label: format!("RMRs per passage under the {model} model (mean)"),
+            y_label: if event == CLOCK {
+                "measured passage time, ns (mean)".to_string()
+            } else {
+                format!("{event} per passage")
+            },
+            fit: fit(&xs, &ys),
+            points,
+        };
+        let path = svg_dir.join(format!(
+            "correlate-{}-{}.svg",
+            file_part(model),
+            file_part(&event)
+        ));
+        std::fs::create_dir_all(svg_dir)?;
+        std::fs::write(&path, render(&scatter))
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        plot = Some(path);
+    }
+    Ok(Correlation {
+        model: model.to_string(),
+        hardware: is_hardware(&event),
+        event,
+        encoding,
+        n: xs.len(),
+        pearson: r,
+        spearman: rho,
+        plot,
+    })
+}
+
+/// One configuration's model side.
+fn model_row(j: &Joined<'_>) -> ModelRow {
+    ModelRow {
+        lock: j.model.lock.clone(),
+        threads: j.model.threads,
+        mix: j.model.mix.clone(),
+        model: j.rmr().model.clone(),
+        rmr_mean: j.rmr().per_passage_mean,
+        rmr_max: j.rmr().per_passage_max,
+        by_section: j
+            .rmr()
+            .sections()
+            .into_iter()
+            .map(|(s, v)| (s.to_string(), v))
+            .collect(),
+        passage_ns: j.measured.passage_mean(),
+        measured_on_counting_memory: j.measured_on_counting_memory(),
+    }
 }
 
 fn opt(v: Option<f64>, digits: usize) -> String {

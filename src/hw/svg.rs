@@ -76,14 +76,36 @@ fn fmt_tick(v: f64, step: f64) -> String {
     }
 }
 
+/// Where the data sit on the page: each axis's range and tick step, and the plot area.
+struct Frame {
+    x: (f64, f64, f64),
+    y: (f64, f64, f64),
+    pw: f64,
+    ph: f64,
+}
+
+impl Frame {
+    fn of(plot: &Scatter) -> Frame {
+        Frame {
+            x: axis(plot.points.iter().map(|p| p.x)),
+            y: axis(plot.points.iter().map(|p| p.y)),
+            pw: W - LEFT - RIGHT,
+            ph: H - TOP - BOTTOM,
+        }
+    }
+
+    fn px(&self, x: f64) -> f64 {
+        LEFT + (x - self.x.0) / (self.x.1 - self.x.0) * self.pw
+    }
+
+    fn py(&self, y: f64) -> f64 {
+        TOP + self.ph - (y - self.y.0) / (self.y.1 - self.y.0) * self.ph
+    }
+}
+
 /// Renders the plot as a standalone SVG document.
 pub fn render(plot: &Scatter) -> String {
-    let (x0, x1, xs) = axis(plot.points.iter().map(|p| p.x));
-    let (y0, y1, ys) = axis(plot.points.iter().map(|p| p.y));
-    let pw = W - LEFT - RIGHT;
-    let ph = H - TOP - BOTTOM;
-    let px = |x: f64| LEFT + (x - x0) / (x1 - x0) * pw;
-    let py = |y: f64| TOP + ph - (y - y0) / (y1 - y0) * ph;
+    let f = Frame::of(plot);
     let mut series: Vec<&str> = Vec::new();
     for p in &plot.points {
         if !series.contains(&p.series.as_str()) {
@@ -113,10 +135,49 @@ pub fn render(plot: &Scatter) -> String {
         LEFT,
         escape(&plot.subtitle)
     );
-    // Grid and ticks.
+    axes(&mut out, &f, plot);
+    fit_line(&mut out, &f, plot);
+    for p in &plot.points {
+        let (sx, sy) = (f.px(p.x), f.py(p.y));
+        let _ = writeln!(
+            out,
+            r##"<circle cx="{sx:.1}" cy="{sy:.1}" r="5" fill="{}" fill-opacity="0.85" stroke="#222" stroke-width="0.6"><title>{}</title></circle>"##,
+            colour(&p.series),
+            escape(&format!("{} {}: x {} y {}", p.series, p.label, p.x, p.y))
+        );
+        if !p.label.is_empty() {
+            let _ = writeln!(
+                out,
+                r##"<text x="{:.1}" y="{:.1}" font-size="10" fill="#555">{}</text>"##,
+                sx + 7.0,
+                sy - 6.0,
+                escape(&p.label)
+            );
+        }
+    }
+    // Legend.
+    let lx = LEFT + f.pw + 20.0;
+    for (i, s) in series.iter().enumerate() {
+        let ly = TOP + 10.0 + i as f64 * 20.0;
+        let _ = writeln!(
+            out,
+            r##"<circle cx="{lx:.1}" cy="{ly:.1}" r="5" fill="{}" stroke="#222" stroke-width="0.6"/><text x="{:.1}" y="{:.1}">{}</text>"##,
+            colour(s),
+            lx + 12.0,
+            ly + 4.0,
+            escape(s)
+        );
+    }
+    out.push_str("</svg>\n");
+    out
+}
+
+/// Grid lines and ticks, the plot's frame and the axis labels.
+fn axes(out: &mut String, f: &Frame, plot: &Scatter) {
+    let ((x0, x1, xs), (y0, y1, ys), (pw, ph)) = (f.x, f.y, (f.pw, f.ph));
     let mut x = x0;
     while x <= x1 + xs / 2.0 {
-        let sx = px(x);
+        let sx = f.px(x);
         let _ = writeln!(
             out,
             r##"<line x1="{sx:.1}" y1="{TOP}" x2="{sx:.1}" y2="{:.1}" stroke="#e6e6e6"/><text x="{sx:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
@@ -128,7 +189,7 @@ pub fn render(plot: &Scatter) -> String {
     }
     let mut y = y0;
     while y <= y1 + ys / 2.0 {
-        let sy = py(y);
+        let sy = f.py(y);
         let _ = writeln!(
             out,
             r##"<line x1="{LEFT}" y1="{sy:.1}" x2="{:.1}" y2="{sy:.1}" stroke="#e6e6e6"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
@@ -156,57 +217,26 @@ pub fn render(plot: &Scatter) -> String {
         TOP + ph / 2.0,
         escape(&plot.y_label)
     );
-    // Fit line, clipped to the plot by evaluating it at the axis ends and clamping.
-    if let Some((a, b)) = plot.fit {
-        let (lo, hi) = plot
-            .points
-            .iter()
-            .fold((f64::MAX, f64::MIN), |(lo, hi), p| {
-                (lo.min(p.x), hi.max(p.x))
-            });
-        let clamp = |v: f64| v.clamp(y0, y1);
-        let _ = writeln!(
-            out,
-            r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#888" stroke-dasharray="6 4"/>"##,
-            px(lo),
-            py(clamp(a + b * lo)),
-            px(hi),
-            py(clamp(a + b * hi))
-        );
-    }
-    for p in &plot.points {
-        let (sx, sy) = (px(p.x), py(p.y));
-        let _ = writeln!(
-            out,
-            r##"<circle cx="{sx:.1}" cy="{sy:.1}" r="5" fill="{}" fill-opacity="0.85" stroke="#222" stroke-width="0.6"><title>{}</title></circle>"##,
-            colour(&p.series),
-            escape(&format!("{} {}: x {} y {}", p.series, p.label, p.x, p.y))
-        );
-        if !p.label.is_empty() {
-            let _ = writeln!(
-                out,
-                r##"<text x="{:.1}" y="{:.1}" font-size="10" fill="#555">{}</text>"##,
-                sx + 7.0,
-                sy - 6.0,
-                escape(&p.label)
-            );
-        }
-    }
-    // Legend.
-    let lx = LEFT + pw + 20.0;
-    for (i, s) in series.iter().enumerate() {
-        let ly = TOP + 10.0 + i as f64 * 20.0;
-        let _ = writeln!(
-            out,
-            r##"<circle cx="{lx:.1}" cy="{ly:.1}" r="5" fill="{}" stroke="#222" stroke-width="0.6"/><text x="{:.1}" y="{:.1}">{}</text>"##,
-            colour(s),
-            lx + 12.0,
-            ly + 4.0,
-            escape(s)
-        );
-    }
-    out.push_str("</svg>\n");
-    out
+}
+
+/// The fit line, clipped to the plot by evaluating it at the data's ends and clamping.
+fn fit_line(out: &mut String, f: &Frame, plot: &Scatter) {
+    let Some((a, b)) = plot.fit else { return };
+    let (lo, hi) = plot
+        .points
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), p| {
+            (lo.min(p.x), hi.max(p.x))
+        });
+    let clamp = |v: f64| v.clamp(f.y.0, f.y.1);
+    let _ = writeln!(
+        out,
+        r##"<line x1="{:.1}" y1="{:.1}" x2="{:.1}" y2="{:.1}" stroke="#888" stroke-dasharray="6 4"/>"##,
+        f.px(lo),
+        f.py(clamp(a + b * lo)),
+        f.px(hi),
+        f.py(clamp(a + b * hi))
+    );
 }
 
 #[cfg(test)]

@@ -22,6 +22,7 @@ use super::RunResult;
 use super::{nanos, rate, Format};
 use crate::error::UsageError;
 use crate::metrics::stats::{Estimate, Interval};
+use crate::table::{Align, Table};
 
 /// One point of both sets.
 #[derive(Clone, Debug, Serialize)]
@@ -322,30 +323,18 @@ pub fn render(
             let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
     } else {
-        let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
-        for r in &rows {
-            for (i, c) in r.iter().enumerate() {
-                widths[i] = widths[i].max(c.chars().count());
+        let mut table = Table::new(|i| {
+            if matches!(i, 1 | 4 | 5 | 8) {
+                Align::Right
+            } else {
+                Align::Left
             }
+        });
+        table.row(HEADERS).rule();
+        for r in rows {
+            table.row(r);
         }
-        let line = |cells: Vec<&str>| {
-            let mut s = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                let pad = " ".repeat(widths[i] - c.chars().count());
-                if matches!(i, 1 | 4 | 5 | 8) {
-                    let _ = write!(s, "{pad}{c}  ");
-                } else {
-                    let _ = write!(s, "{c}{pad}  ");
-                }
-            }
-            s.trim_end().to_string() + "\n"
-        };
-        out.push_str(&line(HEADERS.to_vec()));
-        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        out.push_str(&line(rule.iter().map(String::as_str).collect()));
-        for r in &rows {
-            out.push_str(&line(r.iter().map(String::as_str).collect()));
-        }
+        out.push_str(&table.render());
     }
     let slower = points.iter().filter(|p| p.differs && p.ratio < 1.0).count();
     let faster = points.iter().filter(|p| p.differs && p.ratio > 1.0).count();

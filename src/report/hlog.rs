@@ -3,12 +3,18 @@
 //! and `report` exports them as HdrHistogram interval logs (`.hlog`) that the HdrHistogram tools
 //! (HistogramLogProcessor, HistogramLogAnalyzer) read.
 
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use anyhow::Context as _;
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 use hdrhistogram::serialization::{Deserializer, Serializer as _, V2DeflateSerializer};
 use hdrhistogram::Histogram;
+
+use super::saved::file_safe;
+use super::RunResult;
 
 /// Largest latency the nanosecond histograms hold: ten minutes.
 const MAX_NS: u64 = 600_000_000_000;
@@ -89,6 +95,51 @@ pub fn interval_log(comments: &[String], intervals: &[Interval]) -> anyhow::Resu
             .map_err(|e| anyhow::anyhow!("writing an interval log: {e:?}"))?;
     }
     Ok(out)
+}
+
+/// Writes the entry-latency histogram of every result that saved one as an interval log,
+/// `hlog/<lock>_t<threads>_<scenario>.hlog` under `out`; returns the files (relative to `out`).
+pub fn write_run_logs(runs: &[RunResult], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    for r in runs {
+        let Some(h) = r.latency_histogram.as_deref().and_then(decode) else {
+            continue;
+        };
+        let scenario = r.key().scenario();
+        let name = format!(
+            "{}_t{}_{}.hlog",
+            file_safe(&r.lock),
+            r.threads,
+            scenario.file_part()
+        );
+        let length = r
+            .stop
+            .strip_prefix("duration ")
+            .and_then(|d| crate::workload::parse_duration(d).ok())
+            .map_or(Duration::ZERO, |d| d * r.repeat.max(1) as u32);
+        let start = Duration::from_secs(r.timestamp).saturating_sub(length);
+        let bytes = interval_log(
+            &[format!(
+                "lockbench {}: {} at {} threads, {}; entry latency over {} round(s)",
+                r.version,
+                r.lock,
+                r.threads,
+                scenario.title(),
+                r.repeat
+            )],
+            &[Interval {
+                tag: format!("{}/t{}/{}", r.lock, r.threads, r.mix),
+                histogram: &h,
+                start,
+                length,
+            }],
+        )?;
+        let rel = PathBuf::from("hlog").join(name);
+        fs::write(out.join(&rel), bytes)
+            .with_context(|| format!("cannot write {}", rel.display()))?;
+        written.push(rel);
+    }
+    Ok(written)
 }
 
 #[cfg(test)]

@@ -2,6 +2,8 @@
 //! contract), CSV and Markdown. Every export is one [`Exporter`].
 
 pub mod compare;
+pub mod figures;
+pub mod hardware;
 pub mod hlog;
 pub mod plots;
 pub mod render;
@@ -14,6 +16,7 @@ use std::fmt::Write as _;
 pub use result::RunResult;
 
 pub use crate::opts::Format;
+use crate::table::{self, Align};
 
 /// Serialises results in one format.
 pub trait Exporter {
@@ -186,31 +189,21 @@ impl Exporter for Table {
         }
         let rows: Vec<Vec<(&str, String)>> = results.iter().map(columns).collect();
         let headers: Vec<&str> = rows[0].iter().map(|c| c.0).collect();
-        let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-        for row in &rows {
-            for (i, (_, cell)) in row.iter().enumerate() {
-                widths[i] = widths[i].max(cell.chars().count());
-            }
-        }
         // Text columns left-aligned, figures right-aligned.
-        let left = |h: &str| matches!(h, "lock" | "problem" | "mix" | "note");
-        let line = |cells: Vec<&str>| {
-            let mut s = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                let pad = widths[i] - c.chars().count();
-                if i > 0 {
-                    s.push_str("  ");
-                }
-                if left(headers[i]) {
-                    s.push_str(c);
-                    s.extend(std::iter::repeat_n(' ', pad));
-                } else {
-                    s.extend(std::iter::repeat_n(' ', pad));
-                    s.push_str(c);
-                }
+        let mut table = table::Table::new(|i| match headers[i] {
+            "lock" | "problem" | "mix" | "note" => Align::Left,
+            _ => Align::Right,
+        });
+        table.row(headers.iter().copied()).rule();
+        let mut last_group = None;
+        for (r, row) in results.iter().zip(&rows) {
+            let group = (r.threads, r.mix.clone());
+            if last_group.as_ref().is_some_and(|g| *g != group) {
+                table.gap();
             }
-            s.trim_end().to_string() + "\n"
-        };
+            last_group = Some(group);
+            table.row(row.iter().map(|c| c.1.as_str()));
+        }
         let mut out = String::new();
         let first = &results[0];
         let _ = writeln!(
@@ -237,18 +230,7 @@ impl Exporter for Table {
                 first.harness_overhead_ns,
             );
         }
-        out.push_str(&line(headers.clone()));
-        let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
-        out.push_str(&line(rule.iter().map(|s| s.as_str()).collect()));
-        let mut last_group = None;
-        for (r, row) in results.iter().zip(&rows) {
-            let group = (r.threads, r.mix.clone());
-            if last_group.as_ref().is_some_and(|g| *g != group) {
-                out.push('\n');
-            }
-            last_group = Some(group);
-            out.push_str(&line(row.iter().map(|c| c.1.as_str()).collect()));
-        }
+        out.push_str(&table.render());
         out.push_str(&counters_section(results));
         out.push_str(&trace_section(results));
         out
@@ -310,23 +292,17 @@ fn counters_section(results: &[RunResult]) -> String {
             }
             rows.push(row);
         }
-        let widths: Vec<usize> = (0..rows[0].len())
-            .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-            .collect();
-        for row in &rows {
-            let cells: Vec<String> = row
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    if i == 0 || i == 2 {
-                        format!("{c:<w$}", w = widths[i])
-                    } else {
-                        format!("{c:>w$}", w = widths[i])
-                    }
-                })
-                .collect();
-            let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+        let mut table = table::Table::new(|i| {
+            if i == 0 || i == 2 {
+                Align::Left
+            } else {
+                Align::Right
+            }
+        });
+        for row in rows {
+            table.row(row);
         }
+        out.push_str(&table.render());
         if results
             .iter()
             .any(|r| r.counters.iter().any(|c| c.multiplexed))
@@ -400,23 +376,17 @@ fn trace_section(results: &[RunResult]) -> String {
     let mut out = String::from(
         "\ntrace (every passage): FCFS violations (P5), passages whose wait met no conflicting request (concurrent entry, P4) and their wait, FIFE violations (k-exclusion):\n",
     );
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
-        .collect();
-    for row in &rows {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if matches!(i, 0 | 2 | 9) {
-                    format!("{c:<w$}", w = widths[i])
-                } else {
-                    format!("{c:>w$}", w = widths[i])
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    let mut table = table::Table::new(|i| {
+        if matches!(i, 0 | 2 | 9) {
+            Align::Left
+        } else {
+            Align::Right
+        }
+    });
+    for row in rows {
+        table.row(row);
     }
+    out.push_str(&table.render());
     out
 }
 

@@ -371,6 +371,101 @@ fn legend<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Every value each axis must show: the points, their bars and the reference line.
+fn extents(c: &LineChart) -> (Vec<f64>, Vec<f64>) {
+    let xs: Vec<f64> = c
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.x))
+        .collect();
+    let mut ys: Vec<f64> = Vec::new();
+    for p in c.series.iter().flat_map(|s| &s.points) {
+        ys.push(p.y);
+        if let Some((lo, hi)) = p.bar {
+            ys.extend([lo, hi]);
+        }
+    }
+    if let Some((r, _)) = &c.reference {
+        ys.push(*r);
+    }
+    (xs, ys)
+}
+
+/// A horizontal reference line at `ry` (plot coordinates) across `x0..x1`, labelled `text` at
+/// its right end.
+fn reference_line(
+    chart: &mut Chart,
+    root: &DrawingArea<SVGBackend, Shift>,
+    ry: f64,
+    text: &str,
+    (x0, x1): (f64, f64),
+) -> anyhow::Result<()> {
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(x0, ry), (x1, ry)],
+            RGBColor(0x80, 0x80, 0x80).stroke_width(1),
+        )))
+        .map_err(err)?;
+    let (px, py) = chart.backend_coord(&(x1, ry));
+    root.draw(&Text::new(
+        text.to_string(),
+        (px - 4, py - 4),
+        (FONT, 12)
+            .into_font()
+            .color(&RGBColor(0x55, 0x55, 0x55))
+            .pos(Pos::new(HPos::Right, VPos::Bottom)),
+    ))
+    .map_err(err)?;
+    Ok(())
+}
+
+/// One series: its line (dashed for a baseline), its bars and its markers.
+fn draw_series(
+    chart: &mut Chart,
+    root: &DrawingArea<SVGBackend, Shift>,
+    s: &Series,
+    (sx, sy): (Scale, Scale),
+) -> anyhow::Result<()> {
+    let (color, shape) = style_of(s.style);
+    let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (sx.to(p.x), sy.to(p.y))).collect();
+    let line = color.stroke_width(2);
+    if s.baseline {
+        chart
+            .draw_series(DashedLineSeries::new(pts.clone(), 7, 5, line))
+            .map_err(err)?;
+    } else {
+        chart
+            .draw_series(LineSeries::new(pts.clone(), line))
+            .map_err(err)?;
+    }
+    for p in &s.points {
+        if let Some((lo, hi)) = p.bar {
+            chart
+                .draw_series(std::iter::once(ErrorBar::new_vertical(
+                    sx.to(p.x),
+                    sy.to(lo),
+                    sy.to(p.y),
+                    sy.to(hi),
+                    color.stroke_width(1),
+                    8,
+                )))
+                .map_err(err)?;
+        }
+    }
+    for (&(x, y), p) in pts.iter().zip(&s.points) {
+        if p.mark {
+            marker(
+                root,
+                chart.backend_coord(&(x, y)),
+                shape,
+                color,
+                !s.baseline,
+            )?;
+        }
+    }
+    Ok(())
+}
+
 /// Draws `c` as an SVG document.
 pub fn line_chart(c: &LineChart) -> anyhow::Result<String> {
     let mut svg = String::new();
@@ -381,21 +476,7 @@ pub fn line_chart(c: &LineChart) -> anyhow::Result<String> {
         let (left, right) = titled.split_horizontally(W - LEGEND_W);
         let plot = left.titled(&c.subtitle, (FONT, 13)).map_err(err)?;
 
-        let xs: Vec<f64> = c
-            .series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.x))
-            .collect();
-        let mut ys: Vec<f64> = Vec::new();
-        for p in c.series.iter().flat_map(|s| &s.points) {
-            ys.push(p.y);
-            if let Some((lo, hi)) = p.bar {
-                ys.extend([lo, hi]);
-            }
-        }
-        if let Some((r, _)) = &c.reference {
-            ys.push(*r);
-        }
+        let (xs, ys) = extents(c);
         let (sx, x0, x1, xticks) = layout(&c.x, &xs);
         let (sy, y0, y1, yticks) = layout(&c.y, &ys);
         let xpad = if c.x.ticks.is_none() && sx == Scale::Linear {
@@ -436,63 +517,11 @@ pub fn line_chart(c: &LineChart) -> anyhow::Result<String> {
             grid_line(&mut chart, &root, (x0, t), (x1, t), text, Side::Left)?;
         }
         if let Some((r, text)) = &c.reference {
-            let ry = sy.to(*r);
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    vec![(x0, ry), (x1, ry)],
-                    RGBColor(0x80, 0x80, 0x80).stroke_width(1),
-                )))
-                .map_err(err)?;
-            let (px, py) = chart.backend_coord(&(x1, ry));
-            root.draw(&Text::new(
-                text.clone(),
-                (px - 4, py - 4),
-                (FONT, 12)
-                    .into_font()
-                    .color(&RGBColor(0x55, 0x55, 0x55))
-                    .pos(Pos::new(HPos::Right, VPos::Bottom)),
-            ))
-            .map_err(err)?;
+            reference_line(&mut chart, &root, sy.to(*r), text, (x0, x1))?;
         }
         let mut entries = Vec::new();
         for s in &c.series {
-            let (color, shape) = style_of(s.style);
-            let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (sx.to(p.x), sy.to(p.y))).collect();
-            let line = color.stroke_width(2);
-            if s.baseline {
-                chart
-                    .draw_series(DashedLineSeries::new(pts.clone(), 7, 5, line))
-                    .map_err(err)?;
-            } else {
-                chart
-                    .draw_series(LineSeries::new(pts.clone(), line))
-                    .map_err(err)?;
-            }
-            for p in &s.points {
-                if let Some((lo, hi)) = p.bar {
-                    chart
-                        .draw_series(std::iter::once(ErrorBar::new_vertical(
-                            sx.to(p.x),
-                            sy.to(lo),
-                            sy.to(p.y),
-                            sy.to(hi),
-                            color.stroke_width(1),
-                            8,
-                        )))
-                        .map_err(err)?;
-                }
-            }
-            for (&(x, y), p) in pts.iter().zip(&s.points) {
-                if p.mark {
-                    marker(
-                        &root,
-                        chart.backend_coord(&(x, y)),
-                        shape,
-                        color,
-                        !s.baseline,
-                    )?;
-                }
-            }
+            draw_series(&mut chart, &root, s, (sx, sy))?;
             entries.push((s.name.clone(), s.baseline, s.style));
         }
         legend(&right, &entries, &c.note)?;
