@@ -5,6 +5,7 @@ use clap::Args as ClapArgs;
 
 use crate::opts::{Format, FormatOpt};
 use crate::registry::registry;
+use crate::table::{Align, Table};
 
 /// Options of `list`.
 #[derive(ClapArgs, Debug)]
@@ -50,28 +51,10 @@ fn render(format: Format) -> Result<String> {
     let headers = [
         "lock", "problem", "fcfs", "bounded", "rmr", "source", "notes",
     ];
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (i, c) in r.iter().enumerate().take(6) {
-            widths[i] = widths[i].max(c.chars().count());
-        }
+    let mut t = Table::new(|_| Align::Left);
+    t.row(headers);
+    for r in rows {
+        t.row(r);
     }
-    let mut out = String::new();
-    let mut line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i < 6 {
-                s.push_str(&format!("{c:<w$}  ", w = widths[i]));
-            } else {
-                s.push_str(c);
-            }
-        }
-        out.push_str(s.trim_end());
-        out.push('\n');
-    };
-    line(&headers.map(String::from));
-    for r in &rows {
-        line(r);
-    }
-    Ok(out)
+    Ok(t.render())
 }

@@ -3,6 +3,7 @@
 
 use super::metrics::MpResult;
 use crate::opts::Format;
+use crate::table::{Align, Table};
 
 /// 1 when any run broke safety or liveness, else 0 (and a line on stderr saying which).
 pub fn exit_code(results: &[MpResult]) -> i32 {
@@ -72,29 +73,6 @@ pub fn render(results: &[MpResult], format: Format) -> String {
         "algo", "n", "m", "seed", "msg/req", "max", "size", "wait", "hops", "sync", "thrpt",
         "inside", "safety", "wall s",
     ];
-    let mut w: Vec<usize> = head.iter().map(|h| h.chars().count()).collect();
-    for row in &rows {
-        for (i, c) in row.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
-        }
-    }
-    let line = |cells: Vec<String>| -> String {
-        cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                if i == 0 {
-                    format!("{c:<w$}", w = w[i])
-                } else {
-                    format!("{c:>w$}", w = w[i])
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("  ")
-            .trim_end()
-            .to_string()
-            + "\n"
-    };
     let mut out = String::new();
     if let Some(r) = results.first() {
         out.push_str(&format!(
@@ -112,10 +90,11 @@ pub fn render(results: &[MpResult], format: Format) -> String {
             }
         ));
     }
-    out.push_str(&line(head.iter().map(|s| s.to_string()).collect()));
-    out.push_str(&line(w.iter().map(|&n| "-".repeat(n)).collect()));
+    let mut t = Table::new(|i| if i == 0 { Align::Left } else { Align::Right });
+    t.row(head).rule();
     for row in rows {
-        out.push_str(&line(row));
+        t.row(row);
     }
+    out.push_str(&t.render());
     out
 }

@@ -23,6 +23,7 @@ use crate::mem::gate::{
 };
 use crate::mem::{CountingMemory, Model, Section, WaitPolicy};
 use crate::registry::LockEntry;
+use crate::table::{Align, Table};
 
 pub use bounds::{Bound, Direction};
 
@@ -432,33 +433,19 @@ pub fn table(reports: &[RmrReport]) -> String {
             ]
         })
         .collect();
-    let mut w: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for r in &rows {
-        for (i, c) in r.iter().enumerate() {
-            w[i] = w[i].max(c.chars().count());
+    // Names and bounds read left to right, figures line up on the right.
+    let mut t = Table::new(|i| {
+        if i <= 3 || i >= 10 {
+            Align::Left
+        } else {
+            Align::Right
         }
+    });
+    t.row(headers);
+    for r in rows {
+        t.row(r);
     }
-    let mut out = String::new();
-    let mut line = |cells: &[String]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            let pad = w[i] - c.chars().count();
-            if (1..=2).contains(&i) || i == 3 || i == 0 || i >= 10 {
-                s.push_str(c);
-                s.push_str(&" ".repeat(pad));
-            } else {
-                s.push_str(&" ".repeat(pad));
-                s.push_str(c);
-            }
-            s.push_str("  ");
-        }
-        out.push_str(s.trim_end());
-        out.push('\n');
-    };
-    line(&headers.map(String::from));
-    for r in &rows {
-        line(r);
-    }
+    let mut out = t.render();
     let mut notes: Vec<String> = Vec::new();
     for r in reports {
         if let Some(b) = &r.bound {

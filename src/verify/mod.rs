@@ -25,8 +25,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use crate::locks::Params;
-use crate::registry::LockEntry;
 use crate::mem::WaitPolicy;
+use crate::registry::LockEntry;
 use explore::{Exploration, QuietStderr};
 pub use options::{
     SchedulerKind, SessionPlan, VerifyOptions, DEFAULT_CS_STEPS, DEFAULT_MAX_STEPS,
