@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::hw::{self, calibrate};
-use crate::opts::{Format, FormatOpt, OutOpt};
+use crate::opts::{Format, FormatOpt, OutOpt, RoundsOpt};
 
 /// Options of `calibrate`.
 #[derive(clap::Args, Debug)]
@@ -22,9 +22,9 @@ pub struct Args {
     /// Cache lines per timed batch.
     #[arg(long, default_value_t = 64)]
     pub lines: usize,
-    /// Timed batches per operation and CPU pair; the median is kept.
-    #[arg(long, default_value_t = 201)]
-    pub rounds: usize,
+    /// `--rounds`: timed batches per operation and CPU pair; the median is kept (default 201).
+    #[command(flatten)]
+    pub rounds: RoundsOpt,
     /// Where to save the calibration (JSON).
     #[command(flatten)]
     pub out: OutOpt,
@@ -43,7 +43,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(hw::DEFAULT_CALIBRATION));
-    let cal = calibrate::calibrate(args.cpus.as_deref(), args.lines, args.rounds)?;
+    let cal = calibrate::calibrate(args.cpus.as_deref(), args.lines, args.rounds.get(201))?;
     calibrate::save(&cal, &out)?;
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&cal)?),

@@ -56,7 +56,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         .window
         .warmup
         .map_or_else(|| parse_duration("50ms").expect("valid"), |d| d.0);
-    let rounds = args.rounds.rounds.unwrap_or(7);
+    let rounds = args.rounds.get(7);
     if duration.is_zero() {
         return Err(UsageError("--duration must be longer than 0 (e.g. 200ms)".into()).into());
     }

@@ -6,6 +6,7 @@ pub mod compare;
 pub mod correlate;
 pub mod fidelity;
 pub mod list;
+pub mod mp_model;
 pub mod mp_run;
 pub mod predict;
 pub mod report;

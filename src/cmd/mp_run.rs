@@ -1,6 +1,6 @@
 //! `lockbench mp-run`: message passing on threads or MPI.
 
-use super::sim::{ModelArgs, WRITES};
+use super::mp_model::{ModelArgs, WatchdogOpt, WRITES};
 use crate::error::UsageError;
 use crate::mp::{batch, output};
 use crate::opts::Format;
@@ -14,9 +14,9 @@ pub struct Args {
     /// Thread placement: pin each process thread to a CPU in turn (default), or not.
     #[arg(long)]
     pub no_pin: bool,
-    /// A request unserved for this many seconds is a liveness failure.
-    #[arg(long, default_value_t = 10.0)]
-    pub watchdog: f64,
+    /// `--watchdog`: in seconds (default 10).
+    #[command(flatten)]
+    pub watchdog: WatchdogOpt,
     /// Where the processes run: `threaded` (one thread each on this host) or `mpi` (one MPI
     /// rank each, started by `mpirun -n N`; needs a build with `--features mpi`).
     #[arg(long, value_enum, default_value = "threaded")]
@@ -45,7 +45,7 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
     }
     let model = args.model.model()?;
     let format = args.model.format.pick("mp-run", WRITES, Format::Table)?;
-    let results = batch::run_threaded(&model, !args.no_pin, args.watchdog)?;
+    let results = batch::run_threaded(&model, !args.no_pin, args.watchdog.get(10.0))?;
     print!("{}", output::render(&results, format));
     Ok(output::exit_code(&results))
 }
@@ -55,7 +55,8 @@ fn mpi_run(args: &Args) -> anyhow::Result<i32> {
     crate::mp::mpi::mp_run(|ranks| {
         let model = args.model.model()?;
         let format = args.model.format.pick("mp-run", WRITES, Format::Table)?;
-        let runs = crate::mp::mpi::configs(&model, ranks, args.procs_per_rank, args.watchdog)?;
+        let runs =
+            crate::mp::mpi::configs(&model, ranks, args.procs_per_rank, args.watchdog.get(10.0))?;
         Ok((runs, format))
     })
 }

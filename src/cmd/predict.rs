@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use crate::hw::{self, predict, results};
-use crate::opts::{Format, FormatOpt};
+use crate::opts::{CalibrationOpt, Format, FormatOpt};
 
 /// Options of `predict`.
 #[derive(clap::Args, Debug)]
@@ -15,9 +15,9 @@ pub struct Args {
     /// Directory of results (`lockbench run` output, with `--rmr` runs and a 1-thread run of
     /// each configuration).
     pub dir: PathBuf,
-    /// Calibration saved by `lockbench calibrate`.
-    #[arg(long, default_value = hw::DEFAULT_CALIBRATION)]
-    pub calibration: PathBuf,
+    /// `--calibration`: the calibration to predict with (default reports/calibration.json).
+    #[command(flatten)]
+    pub calibration: CalibrationOpt,
     /// Output format: table or json (default table).
     #[command(flatten)]
     pub format: FormatOpt,
@@ -28,7 +28,13 @@ pub fn exec(args: &Args) -> Result<i32> {
     let format = args
         .format
         .pick("predict", &[Format::Table, Format::Json], Format::Table)?;
-    let cal = hw::read_calibration(&args.calibration)?;
+    let cal = hw::read_calibration(
+        &args
+            .calibration
+            .calibration
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(hw::DEFAULT_CALIBRATION)),
+    )?;
     let loaded = results::load_modelled(&args.dir)?;
     let report = predict::predict(&loaded.runs, &cal);
     match format {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use crate::opts::OutOpt;
+use crate::opts::{CalibrationOpt, OutOpt};
 use crate::report::render;
 
 /// Options of `report`.
@@ -18,16 +18,16 @@ pub struct Args {
     /// Where report.md, plots/ and hlog/ go (default: DIR).
     #[command(flatten)]
     pub out: OutOpt,
-    /// Calibration for the predicted-vs-measured plot of `--rmr` runs (default:
+    /// `--calibration`: for the predicted-vs-measured plot of `--rmr` runs (default:
     /// DIR/calibration.json, then reports/calibration.json, when present).
-    #[arg(long)]
-    pub calibration: Option<PathBuf>,
+    #[command(flatten)]
+    pub calibration: CalibrationOpt,
 }
 
 /// `lockbench report DIR`.
 pub fn exec(args: &Args) -> Result<i32> {
     let out = args.out.out.clone().unwrap_or_else(|| args.dir.clone());
-    let w = render::render(&args.dir, &out, args.calibration.as_deref())?;
+    let w = render::render(&args.dir, &out, args.calibration.calibration.as_deref())?;
     println!(
         "report: {} ({} plots in {}, {} interval logs in {})",
         w.markdown.display(),

@@ -1,68 +1,12 @@
-//! `lockbench sim`: message passing on the simulator. Also the options of the model that
-//! `sim` and `mp-run` share ([`ModelArgs`]) and their validation into a [`Model`].
+//! `lockbench sim`: message passing on the simulator.
 
 use std::path::PathBuf;
 
-use crate::error::UsageError;
-use crate::mp::algo::{self, ALGOS};
+use super::mp_model::{usage, ModelArgs, WatchdogOpt, WRITES};
 use crate::mp::batch::{self, SimOptions};
-use crate::mp::model::{Model, MAX_M, MAX_N, MAX_SEEDS};
-use crate::mp::workload::Dist;
+use crate::mp::model::MAX_SEEDS;
 use crate::mp::{output, paper};
-use crate::opts::{Format, FormatOpt, SeedOpt};
-use crate::workload::Mix;
-
-/// The formats `sim` and `mp-run` write.
-pub const WRITES: &[Format] = &[Format::Table, Format::Json];
-
-/// The model both runtimes share: algorithm, processes, groups, workload, topology.
-#[derive(clap::Args, Debug, Clone)]
-pub struct ModelArgs {
-    /// Algorithms, comma-separated, or `all`: suzuki-kasami, ricart-agrawala, token-gme,
-    /// token-gme-fifo, ra1, ra2, lmutin, lkcs (required, but for `sim --paper`).
-    #[arg(long, value_delimiter = ',')]
-    pub algo: Vec<String>,
-    /// Processes.
-    #[arg(long, default_value_t = 100)]
-    pub n: usize,
-    /// Groups (critical-section types).
-    #[arg(long, default_value_t = 50)]
-    pub m: usize,
-    /// Inter-request time: a number is an exponential mean (seed 003), or exp:X, const:X,
-    /// uniform:A,B.
-    #[arg(long, default_value = "50")]
-    pub ncs: String,
-    /// Critical-section time: a number X is uniform on [0, 2X] (seed 003), or a distribution.
-    #[arg(long, default_value = "20")]
-    pub cs: String,
-    /// Channel delay: a number is an exponential mean (seed 003), or a distribution.
-    #[arg(long, default_value = "10")]
-    pub cd: String,
-    /// (α, β) hot groups: α% of the groups get β% of the requests (default 20,80).
-    #[arg(long, conflicts_with = "mix")]
-    pub hot: Option<String>,
-    /// Group selection as a session mix instead of --hot: uniform:M, zipf:M:S, hot:M:A,B, ...
-    #[arg(long)]
-    pub mix: Option<String>,
-    /// Critical sections each process enters.
-    #[arg(long, default_value_t = 500)]
-    pub requests: u64,
-    /// `--seed` (default 1).
-    #[command(flatten)]
-    pub seed: SeedOpt,
-    /// Topology of lmutin/lkcs: complete, ring, grid, random:D.
-    #[arg(long, default_value = "complete")]
-    pub topology: String,
-    /// lmutin/lkcs lower bound l_i: one value, or one per process (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    pub l: Option<Vec<usize>>,
-    /// lkcs upper bound k_i: one value, or one per process (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    pub k: Option<Vec<usize>>,
-    /// `--format`: table (default) or json.
-    #[command(flatten)]
-    pub format: FormatOpt,
-}
+use crate::opts::Format;
 
 /// Options of `sim`.
 #[derive(clap::Args, Debug, Clone)]
@@ -76,9 +20,9 @@ pub struct Args {
     /// Let channels reorder messages (only for algorithms that allow it).
     #[arg(long)]
     pub non_fifo: bool,
-    /// A request unserved for this many time units is a liveness failure.
-    #[arg(long, default_value_t = 1e6)]
-    pub watchdog: f64,
+    /// `--watchdog`: in simulated time units (default 1e6).
+    #[command(flatten)]
+    pub watchdog: WatchdogOpt,
     /// Print every simulated event to stderr (for small runs).
     #[arg(long)]
     pub trace: bool,
@@ -89,96 +33,6 @@ pub struct Args {
     /// Simulations run at once, one per thread (0: one per CPU). Results do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
-}
-
-fn usage(msg: impl Into<String>) -> anyhow::Error {
-    UsageError(msg.into()).into()
-}
-
-/// A distribution option: a number is the default family's mean (`cs_style`: uniform on
-/// [0, 2X], else exponential), or a named distribution.
-fn dist(what: &str, s: &str, cs_style: bool) -> anyhow::Result<Dist> {
-    if cs_style {
-        if let Ok(x) = s.parse::<f64>() {
-            if x.is_finite() && x >= 0.0 {
-                return Ok(Dist::cs_of_mean(x));
-            }
-        }
-    }
-    s.parse()
-        .map_err(|e: String| usage(format!("--{what}: {e}")))
-}
-
-impl ModelArgs {
-    /// Validates everything but the per-algorithm set-up.
-    pub fn model(&self) -> anyhow::Result<Model> {
-        if self.n == 0 {
-            return Err(usage("--n must be at least 1"));
-        }
-        if self.n > MAX_N {
-            return Err(usage(format!(
-                "--n {}: at most {MAX_N} processes (the simulator keeps n² link clocks and \
-                 tables of n entries per process; mp-run starts one thread each)",
-                self.n
-            )));
-        }
-        if self.m == 0 {
-            return Err(usage("--m must be at least 1"));
-        }
-        if self.m > MAX_M {
-            return Err(usage(format!(
-                "--m {}: at most {MAX_M} groups (the algorithms keep per-group tables)",
-                self.m
-            )));
-        }
-        if self.algo.is_empty() {
-            return Err(usage(
-                "--algo is required: name algorithms, comma-separated, or `all`",
-            ));
-        }
-        let mut algos = Vec::new();
-        for a in &self.algo {
-            if a == "all" {
-                algos.extend(ALGOS.iter());
-            } else {
-                algos.push(algo::info(a).ok_or_else(|| {
-                    usage(format!(
-                        "unknown algorithm `{a}`: use {} or all",
-                        algo::names()
-                    ))
-                })?);
-            }
-        }
-        let mix = match (&self.hot, &self.mix) {
-            (_, Some(m)) => m.parse::<Mix>().map_err(|e| usage(format!("--mix: {e}")))?,
-            (h, None) => {
-                let h = h.as_deref().unwrap_or("20,80");
-                format!("hot:{}:{h}", self.m)
-                    .parse::<Mix>()
-                    .map_err(|e| usage(format!("--hot `{h}`: {e}")))?
-            }
-        };
-        if mix.sessions(self.n) > self.m.max(self.n + 1) {
-            return Err(usage(format!(
-                "--mix {mix} draws more groups than --m {}",
-                self.m
-            )));
-        }
-        Ok(Model {
-            algos,
-            n: self.n,
-            m: self.m,
-            requests: self.requests,
-            seed: self.seed.get(1),
-            ncs: dist("ncs", &self.ncs, false)?,
-            cs: dist("cs", &self.cs, true)?,
-            cd: dist("cd", &self.cd, false)?,
-            mix,
-            topology: self.topology.parse().map_err(usage)?,
-            l: self.l.clone(),
-            k: self.k.clone(),
-        })
-    }
 }
 
 /// `lockbench sim`.
@@ -198,7 +52,7 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
     let opts = SimOptions {
         seeds: args.seeds,
         fifo: !args.non_fifo,
-        watchdog: args.watchdog,
+        watchdog: args.watchdog.get(1e6),
         trace: args.trace,
         jobs: args.jobs,
     };

@@ -188,6 +188,23 @@ pub struct RoundsOpt {
     pub rounds: Option<usize>,
 }
 
+impl RoundsOpt {
+    /// The rounds given, or `default`.
+    pub fn get(&self, default: usize) -> usize {
+        self.rounds.unwrap_or(default)
+    }
+}
+
+/// `--calibration`.
+#[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct CalibrationOpt {
+    /// A calibration saved by `lockbench calibrate` (each command's help gives its default).
+    #[arg(long)]
+    #[serde(default)]
+    pub calibration: Option<PathBuf>,
+}
+
 /// `--format`.
 #[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
