@@ -77,7 +77,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         .into());
     }
     let passages = args.passages.passages.unwrap_or(3) as usize;
-    let k = args.k.k.unwrap_or(1);
+    let k = args.k.one("--k")?.unwrap_or(1);
     if passages == 0 {
         return Err(UsageError("--passages must be at least 1".into()).into());
     }

@@ -6,7 +6,7 @@ use super::mp_model::{usage, ModelArgs, WatchdogOpt, WRITES};
 use crate::mp::batch::{self, SimOptions};
 use crate::mp::model::MAX_SEEDS;
 use crate::mp::{output, paper};
-use crate::opts::Format;
+use crate::opts::{Format, TraceOpt};
 
 /// Options of `sim`.
 #[derive(clap::Args, Debug, Clone)]
@@ -23,9 +23,9 @@ pub struct Args {
     /// `--watchdog`: in simulated time units (default 1e6).
     #[command(flatten)]
     pub watchdog: WatchdogOpt,
-    /// Print every simulated event to stderr (for small runs).
-    #[arg(long)]
-    pub trace: bool,
+    /// `--trace`: print every simulated event to stderr (for small runs).
+    #[command(flatten)]
+    pub trace: TraceOpt,
     /// Run seed 003's Fig. 6 / Fig. 7 suite from this TOML file instead (the model options
     /// are ignored; the suite names its algorithms).
     #[arg(long)]
@@ -53,7 +53,7 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
         seeds: args.seeds,
         fifo: !args.non_fifo,
         watchdog: args.watchdog.get(1e6),
-        trace: args.trace,
+        trace: args.trace.trace,
         jobs: args.jobs,
     };
     let results = batch::simulate(&model, &opts)?;

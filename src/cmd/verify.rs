@@ -165,7 +165,7 @@ fn options(args: &Args) -> Result<(VerifyOptions, Option<String>), UsageError> {
         args.passages.passages.map(|p| p as usize),
         c.map(|c| c.passages),
     )?;
-    let k = agree("k", args.k.k, c.map(|c| c.k))?;
+    let k = agree("k", args.k.one("--k")?, c.map(|c| c.k))?;
     let sessions = agree("sessions", args.sessions, c.map(|c| c.sessions))?;
     let plan_name = agree(
         "plan",

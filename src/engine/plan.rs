@@ -307,7 +307,7 @@ pub(crate) fn checked_plan(
             );
         }
     }
-    if opts.trace {
+    if opts.trace.trace {
         for tp in &mut plan.threads {
             let t = tp.threads;
             let cap = limits.trace_capacity(t);

@@ -173,14 +173,14 @@ fn calibrate(
         (None, Some(c)) => (c.latency_sample, c.timing_cost_ns),
         (None, None) => default_sampling(),
     };
-    if opts.trace && opts.harness.latency_sample.is_some_and(|n| n != 1) {
+    if opts.trace.trace && opts.harness.latency_sample.is_some_and(|n| n != 1) {
         let _ = writeln!(
             err,
             "warning: {} is ignored with --trace, which times every passage",
             opts.name("latency-sample")
         );
     }
-    let (latency_sample, timing_cost_ns) = if opts.trace {
+    let (latency_sample, timing_cost_ns) = if opts.trace.trace {
         (1, None)
     } else {
         (latency_sample, timing_cost_ns)
@@ -291,7 +291,7 @@ fn run_specs(
                 cs_lines: opts.cs_lines(),
                 warmup: opts.warmup(),
                 oracle: oracle_for(opts.oracle(), &p.entry, opts.k()),
-                trace: opts.trace,
+                trace: opts.trace.trace,
                 trace_capacity: limits.trace_capacity(p.threads),
                 latency_sample: cal.latency_sample,
                 timing_cost_ns: cal.timing_cost_ns,

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 pub use de::Dur;
 
 use crate::error::UsageError;
+use crate::workload::Mix;
 
 /// Output formats: one type for every command; each command says which ones it writes and
 /// refuses the others ([`FormatOpt::pick`]).
@@ -109,14 +110,41 @@ impl ThreadsOpt {
 }
 
 /// `--k`.
-#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub struct KOpt {
-    /// Capacity of k-exclusion locks: how many processes they admit together (each command's
-    /// help gives its default).
+    /// Capacity: how many processes may be inside together. Of a k-exclusion lock for `run`,
+    /// `verify` and `rmr` (one value); of each closed neighbourhood for lkcs in `sim` and
+    /// `mp-run` (one value, or one per process, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    #[serde(default, deserialize_with = "de::counts")]
+    pub k: Option<Vec<usize>>,
+}
+
+impl KOpt {
+    /// The one capacity a command that takes a single one was given, if any; several are a
+    /// usage error naming the option as `name`.
+    pub fn one(&self, name: &str) -> Result<Option<usize>, UsageError> {
+        match self.k.as_deref() {
+            None => Ok(None),
+            Some([one]) => Ok(Some(*one)),
+            Some(_) => Err(UsageError(format!(
+                "{name} takes one capacity (a sweep's `k` may be a list)"
+            ))),
+        }
+    }
+}
+
+/// `--mix`.
+#[derive(Args, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct MixOpt {
+    /// Session mix: which group (session) each request asks for: single, distinct, uniform:M,
+    /// hot:M:A,B, zipf:M:S, fixed:M, rw:P. `run` takes several (repeat the flag; default
+    /// distinct: every thread its own session); `sim` and `mp-run` one (default: their --hot).
     #[arg(long)]
-    #[serde(default)]
-    pub k: Option<usize>,
+    #[serde(default, deserialize_with = "de::mixes")]
+    pub mix: Option<Vec<Mix>>,
 }
 
 /// `--passages`.
@@ -203,6 +231,17 @@ pub struct CalibrationOpt {
     #[arg(long)]
     #[serde(default)]
     pub calibration: Option<PathBuf>,
+}
+
+/// `--trace`.
+#[derive(Args, Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub struct TraceOpt {
+    /// Trace every passage or event: `run` checks FCFS, concurrent entry and FIFE from the
+    /// trace of every passage; `sim` prints every simulated event to stderr (for small runs).
+    #[arg(long)]
+    #[serde(default)]
+    pub trace: bool,
 }
 
 /// `--format`.

@@ -21,7 +21,8 @@ pub use file::{example, option_names};
 pub use limits::{Limits, LINE_BYTES, MAX_PROCESSES, TRACE_CAPACITY, TRACE_RECORD_BYTES};
 
 use crate::opts::{
-    Format, FormatOpt, KOpt, LockOpt, LoopOpt, OutOpt, PassagesOpt, SeedOpt, ThreadsOpt, WindowOpt,
+    Format, FormatOpt, KOpt, LockOpt, LoopOpt, MixOpt, OutOpt, PassagesOpt, SeedOpt, ThreadsOpt,
+    TraceOpt, WindowOpt,
 };
 pub use crate::opts::{OracleArg, WaitArg};
 use crate::runner::exec::StopRule;
@@ -65,11 +66,10 @@ pub struct RunArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub threads: ThreadsOpt,
-    /// Session mix; repeat the flag for several: single, distinct, uniform:M, hot:M:A,B,
-    /// zipf:M:S, fixed:M, rw:P (default distinct: every thread its own session).
-    #[arg(long)]
-    #[serde(default, deserialize_with = "de::mixes")]
-    pub mix: Option<Vec<Mix>>,
+    /// `--mix`: the session mixes; repeat the flag for several (default distinct).
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub mix: MixOpt,
     /// Build every lock for this many processes even when fewer threads run (the others stay
     /// idle): the cost of a lock's size on an uncontended passage (default: the thread count).
     #[arg(long)]
@@ -142,10 +142,10 @@ pub struct RunArgs {
     #[command(flatten)]
     #[serde(flatten)]
     pub harness: LoopOpt,
-    /// Trace every passage and check FCFS, concurrent entry and FIFE from the trace.
-    #[arg(long)]
-    #[serde(default)]
-    pub trace: bool,
+    /// `--trace`: trace every passage and check FCFS, concurrent entry and FIFE from the trace.
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub trace: TraceOpt,
     /// Counters to read: names (cycles, instructions, cache-misses, l1d-read-misses,
     /// context-switches, task-clock, ...) or raw codes (r0443); `none` for no counters.
     #[arg(long)]
@@ -188,12 +188,16 @@ impl RunArgs {
 
     /// Mixes (default distinct).
     pub fn mixes(&self) -> Vec<Mix> {
-        self.mix.clone().unwrap_or_else(|| vec![Mix::Distinct])
+        self.mix.mix.clone().unwrap_or_else(|| vec![Mix::Distinct])
     }
 
     /// k for k-exclusion (default 1).
     pub fn k(&self) -> usize {
-        self.k.k.unwrap_or(1)
+        self.k
+            .k
+            .as_ref()
+            .and_then(|k| k.first().copied())
+            .unwrap_or(1)
     }
 
     /// Critical-section busy work.
@@ -339,7 +343,9 @@ mod tests {
         };
         assert!(a.validate(&l).unwrap_err().0.contains("at most 64"));
         let mut a = RunArgs {
-            mix: Some(vec!["zipf:1000000000:1".parse().unwrap()]),
+            mix: MixOpt {
+                mix: Some(vec!["zipf:1000000000:1".parse().unwrap()]),
+            },
             ..Default::default()
         };
         assert!(a.validate(&l).unwrap_err().0.contains("memory"));
@@ -353,12 +359,14 @@ mod tests {
             threads: ThreadsOpt {
                 threads: Some(vec![1, 2, 1]),
             },
-            mix: Some(vec![Mix::Single, Mix::Single]),
+            mix: MixOpt {
+                mix: Some(vec![Mix::Single, Mix::Single]),
+            },
             ..Default::default()
         };
         let w = a.validate(&limits()).unwrap();
         assert_eq!(a.threads.threads, Some(vec![1, 2]));
-        assert_eq!(a.mix, Some(vec![Mix::Single]));
+        assert_eq!(a.mix.mix, Some(vec![Mix::Single]));
         assert_eq!(w.len(), 2, "{w:?}");
     }
 
@@ -384,7 +392,7 @@ mod tests {
                 duration: Some("5ms".parse().unwrap()),
                 warmup: None,
             },
-            k: KOpt { k: Some(3) },
+            k: KOpt { k: Some(vec![3]) },
             ..Default::default()
         };
         let l = cli.layered().unwrap();

@@ -54,7 +54,7 @@ impl RunArgs {
                 ));
             }
         }
-        if let Some(k) = self.k.k {
+        if let Some(k) = self.k.one(&self.name("k"))? {
             if k == 0 || k > limits.threads {
                 return usage(format!(
                     "{} {k}: between 1 and {} (the number of processes a k-exclusion lock admits together)",
@@ -230,7 +230,7 @@ impl RunArgs {
                 ));
             }
         }
-        if let Some(m) = &mut self.mix {
+        if let Some(m) = &mut self.mix.mix {
             let mut seen: Vec<Mix> = Vec::new();
             m.retain(|x| {
                 let dup = seen.contains(x);

@@ -135,10 +135,12 @@ impl Point {
             threads: crate::opts::ThreadsOpt {
                 threads: self.threads.map(|t| vec![t]),
             },
-            mix,
+            mix: crate::opts::MixOpt { mix },
             cs: dur("cs", &self.cs)?,
             think: dur("think", &self.think)?,
-            k: crate::opts::KOpt { k: self.k },
+            k: crate::opts::KOpt {
+                k: self.k.map(|k| vec![k]),
+            },
             cs_lines: self.cs_lines,
             rmr: self.rmr,
             ..RunArgs::default()
