@@ -146,7 +146,7 @@ fn waiting_time_two_hops_light_and_sync_delay_one_hop_heavy() {
                 "suzuki-kasami" | "ra2" => assert_eq!(max, 2.0, "{cd}: {r}"),
                 // TokenGME: 2 hops when no secondary token is out; a secondary holder releases
                 // only on seeing a request of another type (TG-9), so with uneven delays the
-                // primary may still be collecting RELEASEs when the request comes (README).
+                // primary may still be collecting RELEASEs when the request comes (docs/message-passing.md).
                 "token-gme" if cd == "const:1" => assert_eq!(max, 2.0, "{cd}: {r}"),
                 "token-gme" => {
                     assert!(max > 2.0, "{cd}: {r}");
@@ -183,7 +183,7 @@ fn waiting_time_two_hops_light_and_sync_delay_one_hop_heavy() {
                 assert_eq!(max, 1.0, "{cd}: {r}");
             } else {
                 // The TOKEN from the primary holder is one hop; when the last to leave holds a
-                // secondary token, its RELEASE and then the TOKEN make two (README).
+                // secondary token, its RELEASE and then the TOKEN make two (docs/message-passing.md).
                 assert!(mean <= 1.0 && max <= 2.0, "{cd}: {r}");
             }
             if cd == "const:1" && r["algo"] == "suzuki-kasami" {
@@ -687,7 +687,7 @@ fn lkcs_costs_what_lemma_6_counts() {
     // A transition that waits on the configuration (a grantor whose places all belong to
     // completed transitions) is told FAILED and parks (LK-15): PARK, RESUME and the grants
     // again are outside Lemma 6, which assumes every grantor grants after at most one
-    // preemption; with them a transition costs more than 6(|N_i| + 1) (README).
+    // preemption; with them a transition costs more than 6(|N_i| + 1) (docs/message-passing.md).
     let r = &sim(&[
         "--algo",
         "lkcs",

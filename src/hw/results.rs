@@ -10,6 +10,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::error::UsageError;
+// The one import between siblings that runs both ways (`report` draws its hardware section
+// with `hw`): the result record lives with the reports that write it, and hw reads it back
+// rather than keep a second reader of the same JSON.
 use crate::report::result::ModelRmrs;
 use crate::report::RunResult;
 

@@ -7,7 +7,7 @@
 //! MUTEX (permission to be *in*, granted for entering and held while in); LMUTIN is MUTIN alone
 //! (entering needs no permission). Both leave and enter only with |N_i| + 1 grants.
 //!
-//! Rules the seed does not state, named here and in the README:
+//! Rules the seed does not state, named here and in docs/message-passing.md:
 //!
 //! - **LK-1 (initial grants)**: the printed initial grantedTo lost an overline: grantedTo[MUTIN]
 //!   holds the closed neighbours that are *out* in C0, grantedTo[MUTEX] those that are *in*.
@@ -68,7 +68,7 @@
 //! and a 3 × 3 grid with (1, 2) shows that no algorithm has it there. Elsewhere every run
 //! on rings, grids and complete graphs was live; on random graphs a few runs keep one
 //! process waiting past a watchdog of 20 000 time units while the others keep moving (a
-//! parked request keeps its timestamp but not its places; README); with 10^6 they complete.
+//! parked request keeps its timestamp but not its places; docs/message-passing.md); with 10^6 they complete.
 //! Lemma 6's 6(|N_i| + 1) holds for LMUTIN; in LKCS a transition that waits on the
 //! configuration parks (FAILED, PARK, RESUME, grants again), which the lemma does not count.
 

@@ -25,7 +25,7 @@
 //!   INVITE it sent may still be in flight.
 //!
 //! Message size: our RA2 carries O(1) integers per message (timestamps and sequence numbers),
-//! not Joung's O(n) vectors, so message-size ratios against it are not the paper's (the README
+//! not Joung's O(n) vectors, so message-size ratios against it are not the paper's (docs/message-passing.md
 //! says so beside the tables).
 
 use serde::{Deserialize, Serialize};

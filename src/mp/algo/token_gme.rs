@@ -3,7 +3,7 @@
 //!
 //! The seed lost its pseudocode (actions A0–A6); these actions follow
 //! `../shared/seeds/TOKEN_GME_NOTES.md`. Rules the seed text does not state are named
-//! decisions, `TG-n`, here and in the README:
+//! decisions, `TG-n`, here and in docs/message-passing.md:
 //!
 //! - **TG-1 (initial state)**: p0 holds the primary token of type ⊥, which conflicts with every
 //!   type, so the first requests are queued and the first A6 picks a real type.

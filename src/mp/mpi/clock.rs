@@ -15,7 +15,7 @@ pub(super) const SYNC_EXCHANGES: usize = 32;
 /// `LOCKBENCH_MPI_SPIN_US` overrides it. MPI cannot wake a rank on a message, so a napping rank
 /// sees one only when its nap ends; but a rank that spins on cores shared with other ranks or
 /// work holds the core its peer needs and is itself descheduled for whole time slices. On the
-/// loaded 2-core host of the README's figures, napping at once beat spinning for 50 µs, 200 µs
+/// loaded 2-core host of the figures in docs/mpi.md, napping at once beat spinning for 50 µs, 200 µs
 /// and 5 ms at 4 ranks (2–5x less time per message); on dedicated cores, spin.
 pub(super) const SPIN_FOR: Duration = Duration::ZERO;
 /// The longest nap between probes when idle (timer slack is set to 1 µs, so it is kept);
