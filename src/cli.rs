@@ -53,3 +53,15 @@ pub enum Command {
     /// interrupted sweep.
     Sweep(crate::cmd::sweep::Args),
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    #[test]
+    fn every_command_is_well_formed() {
+        // Every option group a command flattens, every help it overrides and every argument
+        // group it names must exist: clap checks them all here rather than at a user's --help.
+        super::Cli::command().debug_assert();
+    }
+}

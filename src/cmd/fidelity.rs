@@ -18,6 +18,15 @@ use crate::workload::{format_duration, parse_duration};
 
 /// Options of `fidelity`.
 #[derive(ClapArgs, Debug)]
+#[command(mut_arg("lock", |a| a.help("Locks to measure (default: parking-lot-mutex, spin-ticket, std-mutex, ticket; `noop` is always added at 1 thread: the harness's cost above an empty loop).")))]
+#[command(mut_arg("threads", |a| a.help("Thread counts (default 1 and every physical core).")))]
+#[command(mut_arg("rounds", |a| a.help("Rounds per point; each runs the bare loop and the harness once (default 7).")))]
+#[command(mut_arg("duration", |a| a.help("Measured time of each loop in each round (default 200ms).")))]
+#[command(mut_arg("warmup", |a| a.help("Warm-up of each loop (default 50ms).")))]
+#[command(mut_arg("oracle", |a| a.help("The harness loop's oracle (default auto, as `run`): `--oracle none` shows what the loop costs without the oracle's critical-section accesses.")))]
+#[command(mut_arg("latency_sample", |a| a.help("Time one passage in N in the harness loop (default as `run`: chosen from what timing one passage costs here).")))]
+#[command(mut_arg("format", |a| a.help("Output format: table or json (default table).")))]
+#[command(mut_arg("out", |a| a.help("Directory the results are saved under (default reports/).")))]
 pub struct Args {
     /// `--lock`: the locks to measure (default: parking-lot-mutex, spin-ticket, std-mutex, ticket; `noop`
     /// is always added at 1 thread: the harness's cost above an empty loop).

@@ -9,6 +9,7 @@ use crate::table::{Align, Table};
 
 /// Options of `list`.
 #[derive(ClapArgs, Debug)]
+#[command(mut_arg("format", |a| a.help("Output format: table or json (default table).")))]
 pub struct Args {
     /// `--format`: table (default) or json.
     #[command(flatten)]

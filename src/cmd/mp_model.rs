@@ -14,6 +14,10 @@ pub const WRITES: &[Format] = &[Format::Table, Format::Json];
 
 /// The model both runtimes share: algorithm, processes, groups, workload, topology.
 #[derive(clap::Args, Debug, Clone)]
+#[command(mut_arg("seed", |a| a.help("Seed (default 1).")))]
+#[command(mut_arg("format", |a| a.help("Output format: table or json (default table).")))]
+#[command(mut_arg("k", |a| a.help("lkcs upper bound k_i: one value, or one per process (comma-separated).")))]
+#[command(mut_arg("mix", |a| a.help("Group selection as a session mix instead of --hot: uniform:M, zipf:M:S, hot:M:A,B, ...")))]
 pub struct ModelArgs {
     /// Algorithms, comma-separated, or `all`: suzuki-kasami, ricart-agrawala, token-gme,
     /// token-gme-fifo, ra1, ra2, lmutin, lkcs (required, but for `sim --paper`).

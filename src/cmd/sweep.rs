@@ -14,6 +14,7 @@ use crate::report::store::{now_secs, utc_stamp};
 
 /// Options of `sweep`.
 #[derive(ClapArgs, Debug)]
+#[command(mut_arg("out", |a| a.help("Directory of the sweep (default: reports/sweep-<config name>-<UTC time>).")))]
 pub struct Args {
     /// The sweep: a run config (TOML, as in bench-configs/) whose threads, mix, cs, think, k
     /// and cs-lines may be lists. With --resume it may be left out (the manifest holds it).

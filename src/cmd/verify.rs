@@ -13,6 +13,13 @@ use crate::verify::{mutants, verify, SchedulerKind, SessionPlan, VerifyOptions};
 /// Options of `verify`. Options left out take their default, or when replaying, the value the
 /// replay string carries (an option given that contradicts it is refused).
 #[derive(ClapArgs, Debug)]
+#[command(mut_arg("lock", |a| a.help("Lock to verify (not needed with --replay, which carries it; with --mutants, the lock whose mutants run when --mutants names none).")))]
+#[command(mut_arg("threads", |a| a.help("Processes (default 3; with --mutants each mutant runs at its own ladder of counts).")))]
+#[command(mut_arg("seed", |a| a.help("Seed of the schedulers (default 1).")))]
+#[command(mut_arg("passages", |a| a.help("Passages per process in each schedule (default 2).")))]
+#[command(mut_arg("k", |a| a.help("Capacity for k-exclusion locks (default 2 at 3 or more processes, else 1).")))]
+#[command(mut_arg("cs_steps", |a| a.help("Scheduling steps each process spends inside the critical section (default 2).")))]
+#[command(mut_arg("format", |a| a.help("Output format: text or json (default text).")))]
 pub struct Args {
     /// `--lock`: the one lock to verify (not needed with --replay, which carries it; with
     /// --mutants, the lock whose mutants run when --mutants names none).

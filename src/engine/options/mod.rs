@@ -57,6 +57,19 @@ pub struct Origin {
 // Unknown keys of a config file are refused by name before serde sees them
 // (`file::load_file`), so `deny_unknown_fields`, which flattened groups cannot take, is not needed.
 #[serde(rename_all = "kebab-case")]
+#[command(mut_arg("lock", |a| a.help("Locks to run: comma-separated names, or `all` (every safe lock fitting the mix).")))]
+#[command(mut_arg("threads", |a| a.help("Thread counts to run, comma-separated (default: 1 and every physical core).")))]
+#[command(mut_arg("mix", |a| a.help("Session mix; repeat the flag for several: single, distinct, uniform:M, hot:M:A,B, zipf:M:S, fixed:M, rw:P (default distinct: every thread its own session).")))]
+#[command(mut_arg("k", |a| a.help("Capacity of k-exclusion locks (default 1).")))]
+#[command(mut_arg("duration", |a| a.help("Measure for this long per run and round, e.g. 2s (default 200ms).")))]
+#[command(mut_arg("passages", |a| a.help("Instead of a duration, measure this many passages per thread.")))]
+#[command(mut_arg("warmup", |a| a.help("Warm-up before measuring (default 50ms).")))]
+#[command(mut_arg("format", |a| a.help("Output format (default table).")))]
+#[command(mut_arg("out", |a| a.help("Directory results are saved under (default reports/).")))]
+#[command(mut_arg("oracle", |a| a.help("Safety oracle: auto (the sampled self-check for mutual exclusion, counting for GME and k-exclusion), sampled, self-check, counting or none (default auto).")))]
+#[command(mut_arg("latency_sample", |a| a.help("Time one passage in N, chosen at random (geometric gaps, so no aliasing with periodic hand-offs); 1 times every passage. Default: N such that timing costs at most 0.5 ns per passage on average on this machine. Throughput is unaffected.")))]
+#[command(mut_arg("trace", |a| a.help("Trace every passage and check FCFS, concurrent entry and FIFE from the trace.")))]
+#[command(mut_arg("seed", |a| a.help("Seed of the session samplers (default 1).")))]
 pub struct RunArgs {
     /// `--lock`: the locks to run (default all: every safe lock fitting the mix).
     #[command(flatten)]
