@@ -7,7 +7,7 @@ use crate::opts::Format;
 
 /// Options of `mp-run`.
 #[derive(clap::Args, Debug, Clone)]
-#[command(mut_arg("watchdog", |a| a.help("A request unserved for this many seconds is a liveness failure. (default 10)")))]
+#[command(mut_arg("watchdog", |a| a.help("A request unserved for this many seconds is a liveness failure; default 10.")))]
 pub struct Args {
     /// The model (times are in milliseconds here).
     #[command(flatten)]

@@ -10,12 +10,12 @@ use crate::rmr::{run_one, table, RmrOptions};
 
 /// Options of `rmr`.
 #[derive(ClapArgs, Debug)]
-#[command(mut_arg("lock", |a| a.help("Locks: comma-separated names, or `all` (every safe lock written over the register abstraction). (default all)")))]
-#[command(mut_arg("threads", |a| a.help("Process counts, comma-separated (each at most 64). (default 4)")))]
-#[command(mut_arg("passages", |a| a.help("Passages per process. (default 3)")))]
-#[command(mut_arg("seed", |a| a.help("Seed of the random and PCT schedules. (default 1)")))]
-#[command(mut_arg("k", |a| a.help("Capacity of k-exclusion locks. (default 1)")))]
-#[command(mut_arg("cs_steps", |a| a.help("Local steps each process spends inside the critical section. (default 2)")))]
+#[command(mut_arg("lock", |a| a.help("Locks: comma-separated names, or `all` (every safe lock written over the register abstraction); default all.")))]
+#[command(mut_arg("threads", |a| a.help("Process counts, comma-separated (each at most 64); default 4.")))]
+#[command(mut_arg("passages", |a| a.help("Passages per process; default 3.")))]
+#[command(mut_arg("seed", |a| a.help("Seed of the random and PCT schedules; default 1.")))]
+#[command(mut_arg("k", |a| a.help("Capacity of k-exclusion locks; default 1.")))]
+#[command(mut_arg("cs_steps", |a| a.help("Local steps each process spends inside the critical section; default 2.")))]
 #[command(mut_arg("format", |a| a.help("Output format: table or json (default table).")))]
 pub struct Args {
     /// `--lock`: the locks (default all: every safe lock written over the register

@@ -10,7 +10,7 @@ use crate::opts::{Format, TraceOpt};
 
 /// Options of `sim`.
 #[derive(clap::Args, Debug, Clone)]
-#[command(mut_arg("watchdog", |a| a.help("A request unserved for this many time units is a liveness failure. (default 1e6)")))]
+#[command(mut_arg("watchdog", |a| a.help("A request unserved for this many time units is a liveness failure; default 1e6.")))]
 #[command(mut_arg("trace", |a| a.help("Print every simulated event to stderr (for small runs).")))]
 pub struct Args {
     /// The model.
