@@ -1,6 +1,6 @@
 //! The lock interface: one trait for the three problems, a lock's parameters, its claims and
 //! its description (`LockInfo`, the constant each algorithm file starts with). Which locks exist
-//! is the registry's business ([`crate::registry`]).
+//! is the registry's business (`src/registry/`).
 //!
 //! One trait, [`Lock`], covers the three problems: a process enters with a session (the group
 //! it asks for); mutual-exclusion and k-exclusion locks ignore the session, a group
