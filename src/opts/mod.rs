@@ -1,7 +1,7 @@
 //! The options several commands share, each declared once: `--lock`, `--threads`, `--seed`,
 //! `--format` and `--out`, and the one output-format type. A command flattens the groups it
 //! takes (`#[command(flatten)]`) and gives each its own default and meaning in its help; the
-//! run options ([`crate::engine::options::RunArgs`]) flatten them too, so a config file's keys
+//! run options (`RunArgs`, in `src/engine/options/`) flatten them too, so a config file's keys
 //! are the same names.
 //!
 //! These sit at the bottom of the house, beside [`crate::error`], because every command and the
