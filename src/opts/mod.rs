@@ -1,6 +1,7 @@
-//! The options several commands share, each declared once: `--lock`, `--threads`, `--seed`,
-//! `--format` and `--out`, and the one output-format type. A command flattens the groups it
-//! takes (`#[command(flatten)]`) and gives each its own default and meaning in its help; the
+//! The options several commands share, each declared once (`--lock`, `--threads`, `--seed`,
+//! `--format`, `--out`, `--k`, `--mix`, `--passages`, `--duration`, …), and the one output-format
+//! type. A command flattens the groups it takes (`#[command(flatten)]`) and says in its help
+//! what each means there and its default (`#[command(mut_arg(..))]`); the
 //! run options (`RunArgs`, in `src/engine/options/`) flatten them too, so a config file's keys
 //! are the same names.
 //!
