@@ -1,7 +1,6 @@
 //! The message-passing side through the binary: safety over seeds, the theory checks of
 //! issue 10 §8, determinism, and bad input.
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 mod common;
@@ -263,12 +262,7 @@ fn bad_input_exits_2_with_one_line() {
         vec!["--algo", "ra1", "--seeds", "0"],
         vec!["--algo", "ra1", "--seeds", "99999999999"],
     ] {
-        let out = Command::cargo_bin("lockbench")
-            .unwrap()
-            .arg("sim")
-            .args(&args)
-            .output()
-            .unwrap();
+        let out = lockbench().arg("sim").args(&args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
@@ -277,8 +271,7 @@ fn bad_input_exits_2_with_one_line() {
 
 #[test]
 fn threaded_runtime_runs_the_same_algorithms_safely() {
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .args([
             "mp-run",
             "--algo",
@@ -307,8 +300,7 @@ fn threaded_runtime_runs_the_same_algorithms_safely() {
     );
     let v: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v.len(), 6);
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .args([
             "mp-run",
             "--algo",
@@ -346,8 +338,7 @@ fn threaded_runtime_runs_the_same_algorithms_safely() {
         ["ring", "1", "2"],
         ["grid", "1", "2"],
     ] {
-        let out = Command::cargo_bin("lockbench")
-            .unwrap()
+        let out = lockbench()
             .args([
                 "mp-run",
                 "--algo",
@@ -411,8 +402,7 @@ paper = "priority better"
 "#,
     )
     .unwrap();
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .args(["sim", "--format", "json", "--paper"])
         .arg(&path)
         .output()
@@ -440,8 +430,7 @@ paper = "priority better"
             .replace("vary = \"m\"", "vary = \"bogus\""),
     )
     .unwrap();
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .args(["sim", "--paper"])
         .arg(&path)
         .output()
@@ -597,8 +586,7 @@ fn lkcs_is_safe_and_live_wherever_the_bounds_let_every_process_move() {
         }
     }
     // Bounds under which some process can never move, whatever the algorithm: refused.
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .args(["sim", "--algo", "lkcs", "--n", "9", "--topology", "grid"])
         .args(["--l", "1", "--k", "2"])
         .output()

@@ -3,13 +3,13 @@
 //! do not depend on the interleaving, several processes per rank, bad input. Without the
 //! feature: `--runtime mpi` is bad input naming the rebuild.
 
-use assert_cmd::Command;
+mod common;
+use common::lockbench;
 
 #[cfg(not(feature = "mpi"))]
 #[test]
 fn runtime_mpi_without_the_feature_names_the_rebuild() {
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .args(["mp-run", "--runtime", "mpi", "--algo", "ra1", "--n", "4"])
         .output()
         .unwrap();
@@ -18,8 +18,7 @@ fn runtime_mpi_without_the_feature_names_the_rebuild() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("--features mpi"), "{err}");
     // --procs-per-rank belongs to the MPI runtime.
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .args([
             "mp-run",
             "--algo",
@@ -38,7 +37,7 @@ fn runtime_mpi_without_the_feature_names_the_rebuild() {
 mod with_mpi {
     use std::process::Output;
 
-    use super::Command;
+    use super::lockbench;
     use serde_json::Value;
 
     /// The workload every run here uses (times in ms; the simulator reads them as units).
@@ -87,8 +86,7 @@ mod with_mpi {
     }
 
     fn sim(args: &[&str]) -> Vec<Value> {
-        let out = Command::cargo_bin("lockbench")
-            .unwrap()
+        let out = lockbench()
             .arg("sim")
             .args(args)
             .args(["--format", "json"])

@@ -7,8 +7,10 @@ use std::process::{Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
 use assert_cmd::cargo::CommandCargoExt;
-use assert_cmd::Command;
 use serde_json::Value;
+
+mod common;
+use common::lockbench;
 
 const SWEEP: &str = r#"# A tiny sweep: 2 locks at 8 points (threads × mix × cs), 2 rounds each.
 lock = ["ticket", "tas"]
@@ -92,8 +94,7 @@ fn an_interrupted_sweep_resumes_and_renders() {
     // A changed config is refused, and nothing is run.
     let changed = tmp.path().join("changed.toml");
     fs::write(&changed, SWEEP.replace("repeat = 2", "repeat = 3")).unwrap();
-    let out = Command::cargo_bin("lockbench")
-        .unwrap()
+    let out = lockbench()
         .arg("sweep")
         .arg(&changed)
         .arg("--resume")
@@ -138,8 +139,7 @@ fn an_interrupted_sweep_resumes_and_renders() {
     assert_eq!(middle[..before.len()], before[..]);
 
     // Resuming (the config may be left out) finishes it without redoing the points done.
-    Command::cargo_bin("lockbench")
-        .unwrap()
+    lockbench()
         .args(["sweep", "--resume"])
         .arg(&dir)
         .assert()
@@ -167,12 +167,7 @@ fn an_interrupted_sweep_resumes_and_renders() {
     assert!(!dir.join("partial").exists());
 
     // The report names every point and its SVGs parse.
-    Command::cargo_bin("lockbench")
-        .unwrap()
-        .arg("report")
-        .arg(&dir)
-        .assert()
-        .success();
+    lockbench().arg("report").arg(&dir).assert().success();
     let md = fs::read_to_string(dir.join("report.md")).unwrap();
     for r in &results {
         let cs = if r["cs_ns"] == 0 { "0 ns" } else { "100 ns" };
@@ -213,8 +208,7 @@ fn sweep_bad_input_is_one_line_and_exit_2() {
         vec!["--resume".into(), tmp.path().to_str().unwrap().to_string()],
         vec!["--out".into(), out_arg.clone()],
     ] {
-        let out = Command::cargo_bin("lockbench")
-            .unwrap()
+        let out = lockbench()
             .arg("sweep")
             .args(&args)
             .assert()
