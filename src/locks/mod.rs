@@ -173,6 +173,27 @@ pub struct LockInfo {
     pub notes: &'static str,
 }
 
+impl LockInfo {
+    /// A baseline: a lock people use, with no paper, bounded registers and no RMR claim.
+    pub const fn baseline(
+        name: &'static str,
+        problem: Problem,
+        fcfs: bool,
+        notes: &'static str,
+    ) -> LockInfo {
+        LockInfo {
+            name,
+            problem,
+            source: "baseline",
+            fcfs,
+            bounded: true,
+            rmr: "n/a",
+            safe: true,
+            notes,
+        }
+    }
+}
+
 /// Builds a lock from its parameters.
 pub type Builder = fn(&Params) -> Box<dyn Lock>;
 

@@ -8,28 +8,20 @@ use parking_lot::{Condvar, Mutex};
 use crate::locks::{Lock, LockInfo, Params, Problem};
 
 /// What the registry and `lockbench list` say of `condvar-gme`: its paper and figure, its claims.
-pub const CONDVAR_GME: LockInfo = LockInfo {
-    name: "condvar-gme",
-    problem: Problem::Gme,
-    source: "baseline",
-    fcfs: true,
-    bounded: true,
-    rmr: "n/a",
-    safe: true,
-    notes: "mutex + condvar group lock, FCFS between conflicting sessions",
-};
+pub const CONDVAR_GME: LockInfo = LockInfo::baseline(
+    "condvar-gme",
+    Problem::Gme,
+    true,
+    "mutex + condvar group lock, FCFS between conflicting sessions",
+);
 
 /// What the registry and `lockbench list` say of `semaphore`: its paper and figure, its claims.
-pub const SEMAPHORE: LockInfo = LockInfo {
-    name: "semaphore",
-    problem: Problem::KExclusion,
-    source: "baseline",
-    fcfs: false,
-    bounded: true,
-    rmr: "n/a",
-    safe: true,
-    notes: "counting semaphore (mutex + condvar) with k permits",
-};
+pub const SEMAPHORE: LockInfo = LockInfo::baseline(
+    "semaphore",
+    Problem::KExclusion,
+    false,
+    "counting semaphore (mutex + condvar) with k permits",
+);
 
 #[derive(Default)]
 struct GroupState {

@@ -9,52 +9,36 @@ use parking_lot::lock_api::{RawMutex as _, RawRwLock as _};
 use crate::locks::{Lock, LockInfo, Params, Problem};
 
 /// What the registry and `lockbench list` say of `spin-ticket`: its paper and figure, its claims.
-pub const SPIN_TICKET: LockInfo = LockInfo {
-    name: "spin-ticket",
-    problem: Problem::Mutex,
-    source: "baseline",
-    fcfs: true,
-    bounded: true,
-    rmr: "n/a",
-    safe: true,
-    notes: "spin crate TicketMutex: the external reference for ticket",
-};
+pub const SPIN_TICKET: LockInfo = LockInfo::baseline(
+    "spin-ticket",
+    Problem::Mutex,
+    true,
+    "spin crate TicketMutex: the external reference for ticket",
+);
 
 /// What the registry and `lockbench list` say of `parking-lot-mutex`: its paper and figure, its claims.
-pub const PARKING_LOT_MUTEX: LockInfo = LockInfo {
-    name: "parking-lot-mutex",
-    problem: Problem::Mutex,
-    source: "baseline",
-    fcfs: false,
-    bounded: true,
-    rmr: "n/a",
-    safe: true,
-    notes: "parking_lot::RawMutex: spin briefly, then park",
-};
+pub const PARKING_LOT_MUTEX: LockInfo = LockInfo::baseline(
+    "parking-lot-mutex",
+    Problem::Mutex,
+    false,
+    "parking_lot::RawMutex: spin briefly, then park",
+);
 
 /// What the registry and `lockbench list` say of `std-mutex`: its paper and figure, its claims.
-pub const STD_MUTEX: LockInfo = LockInfo {
-    name: "std-mutex",
-    problem: Problem::Mutex,
-    source: "baseline",
-    fcfs: false,
-    bounded: true,
-    rmr: "n/a",
-    safe: true,
-    notes: "std::sync::Mutex (futex based)",
-};
+pub const STD_MUTEX: LockInfo = LockInfo::baseline(
+    "std-mutex",
+    Problem::Mutex,
+    false,
+    "std::sync::Mutex (futex based)",
+);
 
 /// What the registry and `lockbench list` say of `parking-lot-rwlock`: its paper and figure, its claims.
-pub const PARKING_LOT_RWLOCK: LockInfo = LockInfo {
-    name: "parking-lot-rwlock",
-    problem: Problem::Gme,
-    source: "baseline",
-    fcfs: false,
-    bounded: true,
-    rmr: "n/a",
-    safe: true,
-    notes: "session 0 shared (read), every other session exclusive (write)",
-};
+pub const PARKING_LOT_RWLOCK: LockInfo = LockInfo::baseline(
+    "parking-lot-rwlock",
+    Problem::Gme,
+    false,
+    "session 0 shared (read), every other session exclusive (write)",
+);
 
 /// `parking-lot-mutex`: `parking_lot::RawMutex` (spins briefly, then parks).
 pub struct ParkingLotMutex(parking_lot::RawMutex);

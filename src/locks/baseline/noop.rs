@@ -5,14 +5,13 @@ use crate::locks::{Lock, LockInfo, Problem};
 
 /// What the registry and `lockbench list` say of `noop`: its paper and figure, its claims.
 pub const INFO: LockInfo = LockInfo {
-    name: "noop",
-    problem: Problem::Mutex,
-    source: "baseline",
-    fcfs: false,
-    bounded: true,
-    rmr: "n/a",
     safe: false,
-    notes: "calibration, not a lock: admits everyone; measures harness overhead at 1 thread",
+    ..LockInfo::baseline(
+        "noop",
+        Problem::Mutex,
+        false,
+        "calibration, not a lock: admits everyone; measures harness overhead at 1 thread",
+    )
 };
 
 /// Admits everyone at once (see the module doc).
