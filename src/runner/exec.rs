@@ -477,7 +477,7 @@ mod tests {
 
     #[test]
     fn self_check_passes_a_correct_lock() {
-        let entry = crate::registry::find("ticket").unwrap().subject();
+        let entry = crate::runner::ticket();
         let mut s = spec(entry, 2, StopRule::Passages(20_000));
         s.oracle = OracleKind::SelfCheck;
         s.cs = Duration::ZERO;
@@ -489,7 +489,7 @@ mod tests {
 
     #[test]
     fn bare_loop_counts_and_checks_nothing() {
-        let entry = crate::registry::find("ticket").unwrap().subject();
+        let entry = crate::runner::ticket();
         let mut s = spec(entry, 2, StopRule::Duration(Duration::from_millis(100)));
         s.warmup = Duration::from_millis(20);
         let r = (s.lock.bench)(&s, LoopKind::Bare).unwrap();
@@ -545,7 +545,7 @@ mod tests {
 
     #[test]
     fn passages_rule_counts_exactly() {
-        let entry = crate::registry::find("ticket").unwrap().subject();
+        let entry = crate::runner::ticket();
         let r = run_once(&spec(entry, 2, StopRule::Passages(700))).unwrap();
         assert_eq!(r.passages, 1400);
         assert_eq!(r.violations, 0);
@@ -562,7 +562,7 @@ mod tests {
 
     #[test]
     fn trace_records_every_measured_passage_in_order() {
-        let entry = crate::registry::find("ticket").unwrap().subject();
+        let entry = crate::runner::ticket();
         let mut s = spec(entry, 2, StopRule::Passages(300));
         s.trace = true;
         s.trace_capacity = 1000;
@@ -581,7 +581,7 @@ mod tests {
 
     #[test]
     fn sampled_latency_times_one_passage_in_n_at_random() {
-        let entry = crate::registry::find("ticket").unwrap().subject();
+        let entry = crate::runner::ticket();
         let mut s = spec(entry, 2, StopRule::Passages(8000));
         s.latency_sample = 8;
         let r = run_once(&s).unwrap();
@@ -601,7 +601,7 @@ mod tests {
 
     #[test]
     fn default_sampling_adapts_after_the_warm_up_and_a_given_rate_does_not() {
-        let entry = crate::registry::find("ticket").unwrap().subject();
+        let entry = crate::runner::ticket();
         let mut s = spec(entry, 1, StopRule::Passages(4_000_000));
         s.cs = Duration::ZERO;
         s.warmup = Duration::from_millis(20);
@@ -623,7 +623,7 @@ mod tests {
     #[test]
     fn sampled_self_check_passes_a_correct_lock_and_keeps_its_sum() {
         for threads in [1, 2] {
-            let entry = crate::registry::find("ticket").unwrap().subject();
+            let entry = crate::runner::ticket();
             let mut s = spec(entry, threads, StopRule::Passages(50_000));
             s.oracle = OracleKind::Sampled;
             s.latency_sample = 8;

@@ -108,10 +108,13 @@ mod tests {
             oracle: OracleKind::SelfCheck,
             latency_sample: 64,
             policy: WaitPolicy::Spin,
+            // 200 ms, not 30: a loop only counts when its thread ran inside the window, and
+            // with the other tests' threads spinning on two cores a 30 ms window sometimes
+            // passed with the thread never scheduled ("no passage measured").
             ..RunSpec::new(
-                crate::registry::find("ticket").unwrap().subject(),
+                crate::runner::ticket(),
                 1,
-                StopRule::Duration(Duration::from_millis(30)),
+                StopRule::Duration(Duration::from_millis(200)),
             )
         };
         let f = measure(&spec, 3).unwrap();

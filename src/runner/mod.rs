@@ -61,3 +61,15 @@ pub fn interrupted() -> Option<i32> {
         sig => Some(sig),
     }
 }
+
+/// Test support: the ticket lock as the runner sees it, built from the lock below the runner
+/// (the registry, above it, is not needed to run one).
+#[cfg(test)]
+pub(crate) fn ticket() -> spec::Subject {
+    use crate::locks::baseline::ticket::{TicketLock, INFO};
+    spec::Subject {
+        info: INFO,
+        bench: |spec, kind| exec::run_typed(spec, kind, |p| TicketLock::new(p.native(), p)),
+        counting: Some(|p, m| Box::new(TicketLock::new(m, p))),
+    }
+}
