@@ -2,6 +2,8 @@
 
 use clap::Args as ClapArgs;
 
+use std::time::Duration;
+
 use anyhow::{Context, Result};
 
 use crate::engine::fidelity::{default_sampling, measure_all, FidelityPlan, FIDELITY_LOCKS};
@@ -14,7 +16,7 @@ use crate::report::rate;
 use crate::report::store::Store;
 use crate::runner::fidelity::FidelityPoint;
 use crate::runner::topology::{PinMode, Topology};
-use crate::workload::{format_duration, parse_duration};
+use crate::workload::format_duration;
 
 /// Options of `fidelity`.
 #[derive(ClapArgs, Debug)]
@@ -60,11 +62,11 @@ pub fn exec(args: &Args) -> Result<i32> {
     let duration = args
         .window
         .duration
-        .map_or_else(|| parse_duration("200ms").expect("valid"), |d| d.0);
+        .map_or(Duration::from_millis(200), |d| d.0);
     let warmup = args
         .window
         .warmup
-        .map_or_else(|| parse_duration("50ms").expect("valid"), |d| d.0);
+        .map_or(Duration::from_millis(50), |d| d.0);
     let rounds = args.rounds.get(7);
     if duration.is_zero() {
         return Err(UsageError("--duration must be longer than 0 (e.g. 200ms)".into()).into());
@@ -145,7 +147,7 @@ fn render(
     points: &[FidelityPoint],
     format: Format,
     rounds: usize,
-    duration: std::time::Duration,
+    duration: Duration,
     sampling: (u64, Option<f64>),
     store: &Store,
 ) -> Result<String> {

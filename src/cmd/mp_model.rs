@@ -6,7 +6,7 @@ use crate::error::UsageError;
 use crate::mp::algo::{self, ALGOS};
 use crate::mp::model::{Model, MAX_M, MAX_N};
 use crate::mp::workload::Dist;
-use crate::opts::{Format, FormatOpt, KOpt, MixOpt, SeedOpt};
+use crate::opts::{only_one, Format, FormatOpt, KOpt, MixOpt, SeedOpt};
 use crate::workload::Mix;
 
 /// The formats `sim` and `mp-run` write.
@@ -143,13 +143,11 @@ impl ModelArgs {
                 })?);
             }
         }
-        let mix = match (&self.hot, self.mix.mix.as_deref()) {
-            (_, Some([m])) => m.clone(),
-            (_, Some(_)) => {
-                return Err(usage(
-                    "give one --mix: each request's group is drawn from one mix",
-                ))
-            }
+        let one = only_one(self.mix.mix.as_deref(), || {
+            "give one --mix: each request's group is drawn from one mix".into()
+        })?;
+        let mix = match (&self.hot, one) {
+            (_, Some(m)) => m,
             (h, None) => {
                 let h = h.as_deref().unwrap_or("20,80");
                 format!("hot:{}:{h}", self.m)

@@ -48,6 +48,19 @@ impl Format {
     }
 }
 
+/// The one value of a list option that a command takes once: none when the option was not
+/// given, the value when it was given once, else the usage error `why` says.
+pub fn only_one<T: Clone>(
+    given: Option<&[T]>,
+    why: impl FnOnce() -> String,
+) -> Result<Option<T>, UsageError> {
+    match given {
+        None => Ok(None),
+        Some([one]) => Ok(Some(one.clone())),
+        Some(_) => Err(UsageError(why())),
+    }
+}
+
 /// `--lock`.
 #[derive(Args, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -71,13 +84,10 @@ impl LockOpt {
     /// The one name a command that takes a single lock was given, if any; several are a usage
     /// error.
     pub fn one(&self, command: &str) -> Result<Option<String>, UsageError> {
-        match self.lock.as_deref() {
-            None => Ok(None),
-            Some([one]) => Ok(Some(one.trim().to_string())),
-            Some(_) => Err(UsageError(format!(
-                "`{command}` takes one --lock: give one name"
-            ))),
-        }
+        let one = only_one(self.lock.as_deref(), || {
+            format!("`{command}` takes one --lock: give one name")
+        })?;
+        Ok(one.map(|s| s.trim().to_string()))
     }
 }
 
@@ -100,13 +110,9 @@ impl ThreadsOpt {
     /// The one count a command that runs a single process count was given, if any; several
     /// are a usage error.
     pub fn one(&self, command: &str) -> Result<Option<usize>, UsageError> {
-        match self.threads.as_deref() {
-            None => Ok(None),
-            Some([one]) => Ok(Some(*one)),
-            Some(_) => Err(UsageError(format!(
-                "`{command}` takes one --threads count: give one number"
-            ))),
-        }
+        only_one(self.threads.as_deref(), || {
+            format!("`{command}` takes one --threads count: give one number")
+        })
     }
 }
 
@@ -126,13 +132,9 @@ impl KOpt {
     /// The one capacity a command that takes a single one was given, if any; several are a
     /// usage error naming the option as `name`.
     pub fn one(&self, name: &str) -> Result<Option<usize>, UsageError> {
-        match self.k.as_deref() {
-            None => Ok(None),
-            Some([one]) => Ok(Some(*one)),
-            Some(_) => Err(UsageError(format!(
-                "{name} takes one capacity (a sweep's `k` may be a list)"
-            ))),
-        }
+        only_one(self.k.as_deref(), || {
+            format!("{name} takes one capacity (a sweep's `k` may be a list)")
+        })
     }
 }
 
