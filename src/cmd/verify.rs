@@ -6,7 +6,7 @@ use clap::Args as ClapArgs;
 use crate::error::{usage, UsageError};
 use crate::locks::Problem;
 use crate::opts::{CsStepsOpt, Format, FormatOpt, KOpt, LockOpt, PassagesOpt, SeedOpt, ThreadsOpt};
-use crate::registry::lookup;
+use crate::registry::{lookup, LockEntry};
 use crate::verify::replay::ReplayContext;
 use crate::verify::{mutants, verify, SchedulerKind, SessionPlan, VerifyOptions};
 
@@ -70,6 +70,16 @@ pub struct Args {
     /// survived per mutant and the mutation score.
     #[arg(long)]
     pub mutants: Option<String>,
+    /// Explore one mutant of --lock (a name `--mutants` lists, e.g. no-flip) exactly as the
+    /// lock itself would be explored, with the lock's report: how a check of a paper's claim
+    /// is shown to fail on a broken algorithm.
+    #[arg(long, conflicts_with_all = ["mutants", "replay"])]
+    pub mutant: Option<String>,
+    /// With --lock b-bakery: run B-Bakery in lockstep with UB-Bakery (seed 002 §5), every
+    /// register holding the pair, the B state checked to be the UB state mod 2n−1 after every
+    /// write and every line-7 comparison checked to come out the same (give it to --replay too).
+    #[arg(long, conflicts_with_all = ["mutants", "mutant"])]
+    pub lockstep: bool,
     /// Replay one replay string (as printed by a failing verify) instead of exploring.
     #[arg(long)]
     pub replay: Option<String>,
@@ -116,10 +126,20 @@ pub fn exec(args: &Args) -> Result<i32> {
     let entry = match &opts.mutant {
         Some(name) => {
             let m = mutants::select(&format!("{lock}/{name}"))
-                .map_err(|_| UsageError(format!("malformed --replay: no mutant {lock}/{name}")))?;
+                .map_err(|_| match args.mutant {
+                    Some(_) => UsageError(format!(
+                        "no mutant {lock}/{name}: `lockbench verify --mutants {lock}` lists the lock's mutants"
+                    )),
+                    None => UsageError(format!("malformed --replay: no mutant {lock}/{name}")),
+                })?;
             mutants::entry(&m[0])
         }
         None => lookup(&lock)?,
+    };
+    let entry = if args.lockstep {
+        lockstep(entry)?
+    } else {
+        entry
     };
     if entry.info.problem == Problem::KExclusion && opts.k >= opts.threads {
         eprintln!(
@@ -139,6 +159,20 @@ pub fn exec(args: &Args) -> Result<i32> {
 /// `lockbench verify`: exit code 0 when no violation (or a witness found with `--witness`), 1
 /// on a violation (or a surviving non-equivalent mutant), 2 on bad input, 3 when inconclusive
 /// (no schedule completed).
+/// B-Bakery's entry, built as the lockstep of UB-Bakery and B-Bakery.
+fn lockstep(mut entry: LockEntry) -> Result<LockEntry, UsageError> {
+    use crate::locks::paper::ub_bakery::Lockstep;
+    use crate::mem::ScheduledMemory;
+    if entry.info.name != "b-bakery" {
+        return usage(format!(
+            "--lockstep runs B-Bakery beside UB-Bakery: give --lock b-bakery, not {}",
+            entry.info.name
+        ));
+    }
+    entry.scheduled = Some(|p| Box::new(Lockstep::new(ScheduledMemory, p)));
+    Ok(entry)
+}
+
 /// The exploration's options from the command line and the replay string (an option given
 /// beside `--replay` must agree with the value the string carries), and the lock named.
 fn options(args: &Args) -> Result<(VerifyOptions, Option<String>), UsageError> {
@@ -233,7 +267,7 @@ fn options(args: &Args) -> Result<(VerifyOptions, Option<String>), UsageError> {
         opts.max_steps = v;
     }
     opts.witness = args.witness || c.is_some_and(|c| c.witness);
-    opts.mutant = c.and_then(|c| c.mutant.clone());
+    opts.mutant = c.and_then(|c| c.mutant.clone()).or(args.mutant.clone());
     opts.replay = args.replay.clone();
     Ok((opts, lock))
 }

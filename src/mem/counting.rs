@@ -120,6 +120,11 @@ impl CountingMemory {
         }
     }
 
+    /// Registers allocated so far (the shared space of the lock built on this memory).
+    pub fn registers(&self) -> usize {
+        self.sh.next_id.load(Ordering::Relaxed)
+    }
+
     /// The model.
     pub fn model(&self) -> Model {
         self.sh.model

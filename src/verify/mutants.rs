@@ -75,6 +75,7 @@ pub fn catalogue() -> Vec<Mutant> {
         m!("b-bakery", "no-choosing-wait", "6", "wait till gettoken_j = false dropped", None, Fig2Bakery<S, Bounded, { ub::NO_CHOOSING_WAIT }>),
         m!("b-bakery", "no-increment", "4", "shifted max ⊕ 1 becomes the shifted max", None, Fig2Bakery<S, Bounded, { ub::NO_INCREMENT }>),
         m!("b-bakery", "no-reset", "10", "token_i := −1 dropped", None, Fig2Bakery<S, Bounded, { ub::NO_RESET }>),
+        m!("b-bakery", "modulus-2n-2", "§5", "tokens modulo 2n−2 instead of 2n−1", None, Fig2Bakery<S, ub_bakery::BoundedBy<2>, 0>),
         m!("bw-bakery", "no-color-wait", "(lost)", "the different-colour wait dropped", None, bw_bakery::BwBakeryLock<S, { bw_bakery::mutant::NO_COLOR_WAIT }>),
         m!("bw-bakery", "no-choosing-wait", "8", "wait until Choosing[j] = false dropped", None, bw_bakery::BwBakeryLock<S, { bw_bakery::mutant::NO_CHOOSING_WAIT }>),
         m!("bw-bakery", "no-flip", "17–21", "GlobalColor never flipped", None, bw_bakery::BwBakeryLock<S, { bw_bakery::mutant::NO_FLIP }>),

@@ -67,11 +67,16 @@ impl TokenArith for Unbounded {
 }
 
 /// Tokens modulo 2n−1 (Section 5).
-pub struct Bounded;
+pub type Bounded = BoundedBy<1>;
 
-impl Bounded {
+/// Tokens modulo 2n−`D`: `D = 1` is Section 5's B-Bakery; a larger `D` is the same algorithm
+/// with a smaller modulus, which `verify` runs to show that 2n−1 is needed (Lemma 1 needs
+/// the 2n−1 values of [x−(n−1), x+(n−1)] to stay distinct).
+pub struct BoundedBy<const D: i64>;
+
+impl<const D: i64> BoundedBy<D> {
     fn modulus(n: usize) -> i64 {
-        2 * n as i64 - 1
+        (2 * n as i64 - D).max(1)
     }
 
     /// a ⊕ b = (a + b) mod (2n−1), always in 0..2n−1.
@@ -99,7 +104,7 @@ impl Bounded {
     }
 }
 
-impl TokenArith for Bounded {
+impl<const D: i64> TokenArith for BoundedBy<D> {
     const NAME: &'static str = "b-bakery";
     const BOUNDED: bool = true;
 
