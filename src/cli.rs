@@ -42,6 +42,10 @@ pub enum Command {
     /// Count RMRs per passage under the papers' models (cc, cc-wb, dsm) on a deterministic
     /// schedule, beside the paper's bound.
     Rmr(crate::cmd::rmr::Args),
+    /// Every checkable claim of the five papers as one ledger: the paper's figure, the command
+    /// that reproduces ours, our figure and a verdict (holds, differs, open, not checkable
+    /// here); --table1 prints seed 000's Table 1 beside ours.
+    Claims(crate::cmd::claims::Args),
     /// Render a directory of results as report.md with SVG plots and HdrHistogram interval
     /// logs.
     Report(crate::cmd::report::Args),

@@ -61,6 +61,7 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::Correlate(args) => cmd::correlate::exec(&args),
         Command::Predict(args) => cmd::predict::exec(&args),
         Command::Rmr(args) => cmd::rmr::exec(&args),
+        Command::Claims(args) => cmd::claims::exec(&args),
         Command::Sim(args) => cmd::sim::exec(&args),
         Command::MpRun(args) => cmd::mp_run::exec(&args),
         Command::Report(args) => cmd::report::exec(&args),

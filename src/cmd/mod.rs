@@ -2,6 +2,7 @@
 //! nothing further and calls the engine below it.
 
 pub mod calibrate;
+pub mod claims;
 pub mod compare;
 pub mod correlate;
 pub mod fidelity;

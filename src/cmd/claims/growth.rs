@@ -1,0 +1,194 @@
+//! RMR growth over N: `rmr --schedule adversarial` at each N, read as points, fitted, and set
+//! against the paper's class and the bound counted from its figure.
+
+use serde_json::Value;
+
+use super::checks::{args, items, num, Level};
+use super::ledger::{Judged, Verdict};
+
+/// One N of an `rmr` run.
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// Processes.
+    pub n: usize,
+    /// Largest RMRs of one passage.
+    pub max: u64,
+    /// The bound at N, if the paper gives one.
+    pub bound: Option<u64>,
+    /// Within it.
+    pub within: Option<bool>,
+    /// Which schedule found the maximum.
+    pub found_by: String,
+    /// Registers the lock allocated at N.
+    pub registers: Option<u64>,
+}
+
+/// The `rmr` command of a growth check.
+pub fn command(level: &Level, lock: &str, model: &str, extra: &str) -> Vec<String> {
+    args(&format!(
+        "rmr --lock {lock} --threads {} --model {model} --schedule adversarial {extra}",
+        level.ns()
+    ))
+}
+
+/// The points of an `rmr` JSON output.
+pub fn points(v: &Value) -> Vec<Point> {
+    items(v)
+        .into_iter()
+        .map(|r| Point {
+            n: num(r, "threads") as usize,
+            max: num(r, "max_rmr_per_passage") as u64,
+            bound: r["bound"].get("value").and_then(Value::as_u64),
+            within: r["within_bound"].as_bool(),
+            found_by: r
+                .get("found_by")
+                .or_else(|| r.get("schedule_detail"))
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string(),
+            registers: r.get("registers").and_then(Value::as_u64),
+        })
+        .collect()
+}
+
+/// A growth class, from the slope of log(max) against log(N) over the range measured:
+/// below 0.5 constant, below 1.5 linear, below 2.5 quadratic, else faster.
+pub fn class(pts: &[(usize, u64)]) -> &'static str {
+    let (Some(a), Some(b)) = (pts.first(), pts.last()) else {
+        return "none";
+    };
+    if a.0 == b.0 || a.1 == 0 {
+        return "none";
+    }
+    let slope = ((b.1 as f64).ln() - (a.1 as f64).ln()) / ((b.0 as f64).ln() - (a.0 as f64).ln());
+    match slope {
+        s if s < 0.5 => "constant",
+        s if s < 1.5 => "linear",
+        s if s < 2.5 => "quadratic",
+        _ => "super-quadratic",
+    }
+}
+
+/// Least squares c·N + d through the points.
+pub fn line(pts: &[(usize, u64)]) -> (f64, f64) {
+    let k = pts.len() as f64;
+    let (sx, sy) = pts
+        .iter()
+        .fold((0.0, 0.0), |(x, y), p| (x + p.0 as f64, y + p.1 as f64));
+    let (mx, my) = (sx / k, sy / k);
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for p in pts {
+        sxy += (p.0 as f64 - mx) * (p.1 as f64 - my);
+        sxx += (p.0 as f64 - mx).powi(2);
+    }
+    let c = if sxx > 0.0 { sxy / sxx } else { 0.0 };
+    (c, my - c * mx)
+}
+
+/// "12.1N − 3.0 (linear)".
+pub fn describe(pts: &[(usize, u64)]) -> String {
+    let (c, d) = line(pts);
+    let sign = if d < 0.0 { "−" } else { "+" };
+    format!("{c:.1}N {sign} {:.1} ({})", d.abs(), class(pts))
+}
+
+/// The row of "O(f(N)) RMRs per passage": holds when the measured class is `class` and every
+/// N is within the bound counted from the figure.
+pub fn judge(v: &Value, expected: &str) -> Result<Judged, String> {
+    let pts = points(v);
+    if pts.is_empty() {
+        return Err("the rmr check returned no point".into());
+    }
+    let maxes: Vec<(usize, u64)> = pts.iter().map(|p| (p.n, p.max)).collect();
+    let at: Vec<String> = pts
+        .iter()
+        .map(|p| match p.bound {
+            Some(b) => format!("N={}: {} (bound {b})", p.n, p.max),
+            None => format!("N={}: {}", p.n, p.max),
+        })
+        .collect();
+    let fit = describe(&maxes);
+    let outside: Vec<String> = pts
+        .iter()
+        .filter(|p| p.within == Some(false))
+        .map(|p| format!("N = {}: {} > {}", p.n, p.max, p.bound.unwrap_or(0)))
+        .collect();
+    let found: Vec<String> = pts
+        .iter()
+        .map(|p| format!("N={}: {}", p.n, p.found_by))
+        .collect();
+    let got = class(&maxes);
+    let ours = format!(
+        "{fit}, {} of {} N within the bound",
+        pts.len() - outside.len(),
+        pts.len()
+    );
+    let effort = format!(
+        "max RMRs per passage {}; worst schedule per N: {}",
+        at.join(", "),
+        found.join("; ")
+    );
+    let ok = got == expected && outside.is_empty();
+    Ok(Judged::check(ours, effort, ok, || {
+        if got != expected {
+            format!("grows {got}, the paper says {expected}")
+        } else {
+            format!(
+                "over the bound counted from the figure at {}",
+                outside.join(", ")
+            )
+        }
+    }))
+}
+
+/// The row of "O(N) shared space": registers allocated per N, fitted.
+pub fn space(v: &Value) -> Result<Judged, String> {
+    let pts: Vec<(usize, u64)> = points(v)
+        .iter()
+        .filter_map(|p| p.registers.map(|r| (p.n, r)))
+        .collect();
+    if pts.is_empty() {
+        return Ok(Judged {
+            ours: "-".into(),
+            effort: "-".into(),
+            verdict: Verdict::Open("rmr reports no register count".into()),
+        });
+    }
+    let at: Vec<String> = pts.iter().map(|(n, r)| format!("N={n}: {r}")).collect();
+    let got = class(&pts);
+    Ok(Judged::check(
+        format!("registers {}; {}", describe(&pts), at.join(", ")),
+        "registers allocated by the lock on the counting memory".into(),
+        got == "linear",
+        || format!("registers grow {got}"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_of_known_sequences() {
+        let f = |g: fn(usize) -> u64| -> Vec<(usize, u64)> {
+            [2, 4, 8, 16, 32].iter().map(|&n| (n, g(n))).collect()
+        };
+        assert_eq!(class(&f(|_| 9)), "constant");
+        assert_eq!(class(&f(|n| 11 * n as u64 - 4)), "linear");
+        assert_eq!(class(&f(|n| (n * (n - 1) / 2) as u64)), "quadratic");
+        assert_eq!(class(&f(|n| (n * n * n) as u64)), "super-quadratic");
+        let (c, d) = line(&f(|n| 3 * n as u64 + 5));
+        assert!((c - 3.0).abs() < 1e-9 && (d - 5.0).abs() < 1e-9);
+        assert_eq!(describe(&f(|n| 2 * n as u64)), "2.0N + 0.0 (linear)");
+    }
+
+    #[test]
+    fn a_point_over_its_bound_differs() {
+        let v = serde_json::json!([
+            {"threads": 2, "max_rmr_per_passage": 10, "bound": {"value": 20}, "within_bound": true},
+            {"threads": 8, "max_rmr_per_passage": 90, "bound": {"value": 80}, "within_bound": false}
+        ]);
+        let j = judge(&v, "linear").unwrap();
+        assert!(matches!(j.verdict, Verdict::Differs(w) if w.contains("N = 8: 90 > 80")));
+    }
+}

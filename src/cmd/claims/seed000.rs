@@ -1,0 +1,266 @@
+//! Seed 000: He, Gopalakrishnan and Gafni, group mutual exclusion in linear time and space
+//! (GLB, Fig. 1; Burns–Lamport, Fig. 2 and §4; Black-White Bakery, Fig. 3; BWBGME, Figs. 4–6).
+
+use serde_json::Value;
+
+use super::checks::{items, num, Explored, Level};
+use super::growth;
+use super::ledger::{Judged, Spec, Verdict};
+
+/// GME properties the exploration checks at every step, by the place each algorithm proves
+/// it: (property, what the violation's kind says, GLB's lemma, BWBGME's theorem).
+const PROPERTIES: [(&str, &str, &str, &str); 6] = [
+    ("P1 mutual exclusion", "safety", "Lemma 2", "Theorem 3"),
+    (
+        "P2 starvation freedom",
+        "deadlock|starv",
+        "Lemma 5",
+        "Theorem 7",
+    ),
+    ("P3 bounded exit", "bounded exit", "Lemma 3", "Theorem 4"),
+    (
+        "P4 concurrent entry",
+        "P4 concurrent entry",
+        "Lemma 6",
+        "Theorem 5",
+    ),
+    ("P5 FCFS", "FCFS", "Lemma 1", "Theorem 2"),
+    ("P6 deadlock freedom", "deadlock", "Lemma 4", "Theorem 6"),
+];
+
+/// The claims of seed 000.
+pub fn specs(l: &Level) -> Vec<Spec> {
+    let mut v = Vec::new();
+    for (lock, name, thm, bound) in [
+        ("glb", "GLB", "Theorem 1", "11N − 4"),
+        ("bwb-gme", "BWBGME", "Theorem 9", "12N − 3"),
+    ] {
+        let id = &lock.replace('-', "")[..];
+        let rmr = growth::command(l, lock, "cc", "");
+        v.push(Spec::new(
+            &format!("000/{id}-rmr"),
+            thm,
+            &format!("{name}: O(N) RMRs per passage in CC"),
+            &format!("O(N); counted from the figure ≤ {bound}"),
+            vec![rmr.clone()],
+            |o| growth::judge(&o[0], "linear"),
+        ));
+        v.push(Spec::new(
+            &format!("000/{id}-space"),
+            thm,
+            &format!("{name}: O(N) shared space"),
+            "O(N) registers",
+            vec![rmr],
+            |o| growth::space(&o[0]),
+        ));
+    }
+    v.push(Spec::new(
+        "000/bw-bakery-rmr",
+        "§5, Fig. 3",
+        "Black-White Bakery: O(N) RMRs per passage in CC (Theorem 9's argument)",
+        "O(N); counted from the figure ≤ 12N − 4",
+        vec![growth::command(l, "bw-bakery", "cc", "")],
+        |o| growth::judge(&o[0], "linear"),
+    ));
+    v.push(Spec::new(
+        "000/sec4",
+        "§4, Fig. 2",
+        "Burns–Lamport: P_N blocked N(N−1)/2 times, Ω(N²) RMRs",
+        "N(N−1)/2 blocks",
+        vec![growth::command(l, "burns-lamport", "cc", "")],
+        |o| burns_lamport(&o[0]),
+    ));
+    for (lock, name, col) in [("glb", "GLB", 2), ("bwb-gme", "BWBGME", 3)] {
+        let checks = l.verify(lock, &[3, 4], "--passages 2");
+        for p in PROPERTIES {
+            let place = if col == 2 { p.2 } else { p.3 };
+            let key = p.1;
+            v.push(Spec::new(
+                &format!("000/{}-{}", lock.replace('-', ""), prop_id(p.0)),
+                place,
+                &format!("{name}: {}", p.0),
+                "holds (proved)",
+                checks.clone(),
+                move |o| Ok(Explored::of(o).property(key)),
+            ));
+        }
+        for (prop, word) in [("P7 FIFE", "FIFE"), ("P8 strong concurrent entry", "P8")] {
+            v.push(Spec::new(
+                &format!("000/{}-{}", lock.replace('-', ""), prop_id(prop)),
+                "§7",
+                &format!("{name} does not satisfy {prop}"),
+                "not satisfied",
+                checks.clone(),
+                move |o| Ok(Explored::of(o).fails(word)),
+            ));
+        }
+    }
+    v.push(tokens(
+        l,
+        "000/thm8",
+        "Theorem 8, Fig. 5",
+        "bwb-gme",
+        "BWBGME: token numbers stay in {0, …, N+1} (bounded registers)",
+        "≤ N + 1",
+        1,
+    ));
+    v.push(tokens(
+        l,
+        "000/sec5-fig3",
+        "§5, Fig. 3",
+        "bw-bakery",
+        "Black-White Bakery: numbers only grow up to N",
+        "≤ N",
+        0,
+    ));
+    v.push(hardware());
+    v.push(Spec::new(
+        "000/sec6",
+        "§6",
+        "the naive generalization of Fig. 3 to GME breaks mutual exclusion",
+        "a violating schedule exists",
+        l.verify("naive-bwb-gme", &[3], "--passages 2"),
+        |o| {
+            let e = Explored::of(o);
+            Ok(match &e.violation {
+                Some((kind, replay)) => Judged::check(
+                    kind.lines().next().unwrap_or("").to_string(),
+                    format!("{}; lockbench verify --replay '{replay}'", e.effort()),
+                    true,
+                    String::new,
+                ),
+                None => Judged::check("no violation found".into(), e.effort(), false, || {
+                    "no schedule broke the naive algorithm".into()
+                }),
+            })
+        },
+    ));
+    v
+}
+
+fn prop_id(p: &str) -> String {
+    p.split(' ').next().unwrap_or(p).to_lowercase()
+}
+
+/// Burns–Lamport's scripted schedule: the victim blocked at least N(N−1)/2 times at each N.
+fn burns_lamport(v: &Value) -> Result<Judged, String> {
+    let mut at = Vec::new();
+    let mut short = Vec::new();
+    let mut pts = Vec::new();
+    for r in items(v) {
+        let n = num(r, "threads") as usize;
+        let blocked = num(&r["victim"], "blocked") as u64;
+        let want = (n * (n - 1) / 2) as u64;
+        at.push(format!("N={n}: {blocked} (≥ {want})"));
+        pts.push((n, blocked.max(1)));
+        if blocked < want {
+            short.push(format!("N = {n}: {blocked} < {want}"));
+        }
+    }
+    Ok(Judged::check(
+        format!("victim blocked, {}: {}", growth::class(&pts), at.join(", ")),
+        "proven: the paper's scripted schedule (seed 000 §4), run step by step".into(),
+        short.is_empty(),
+        || format!("the script blocks P_N fewer times: {}", short.join(", ")),
+    ))
+}
+
+/// A bounded-token claim: no register invariant broken (the lock checks its numbers after
+/// every write) and the largest number seen within N + `over`.
+fn tokens(
+    l: &Level,
+    id: &str,
+    place: &str,
+    lock: &str,
+    claim: &str,
+    paper: &str,
+    over: i64,
+) -> Spec {
+    let threads = [2, 3, 4];
+    Spec::new(
+        id,
+        place,
+        claim,
+        paper,
+        l.verify(lock, &threads, "--passages 3"),
+        move |o| {
+            let e = Explored::of(o);
+            let mut j = e.property("number|token|invariant|safety");
+            // The largest number any process held, per N, against N + `over`.
+            let mut seen: Vec<(u64, i64)> = Vec::new();
+            for r in o {
+                if let Some(t) = r.get("largest_token").and_then(Value::as_i64) {
+                    let n = num(r, "threads") as u64;
+                    match seen.iter_mut().find(|s| s.0 == n) {
+                        Some(s) => s.1 = s.1.max(t),
+                        None => seen.push((n, t)),
+                    }
+                }
+            }
+            if !seen.is_empty() {
+                let at: Vec<String> = seen
+                    .iter()
+                    .map(|(n, t)| format!("N={n}: {t} (≤ {})", *n as i64 + over))
+                    .collect();
+                j.ours = format!("largest number {}; {}", at.join(", "), j.ours);
+                let over_at: Vec<String> = seen
+                    .iter()
+                    .filter(|(n, t)| *t > *n as i64 + over)
+                    .map(|(n, t)| format!("{t} at N = {n}"))
+                    .collect();
+                if !over_at.is_empty() && j.verdict == Verdict::Holds {
+                    j.verdict =
+                        Verdict::Differs(format!("numbers past the bound: {}", over_at.join(", ")));
+                }
+            }
+            Ok(j)
+        },
+    )
+}
+
+/// §1.1's premise: in the CC model a remote memory reference is a coherence miss. Set the
+/// model's RMRs per passage against the hardware's cache misses per passage, where the
+/// machine has a PMU.
+fn hardware() -> Spec {
+    let out = std::env::temp_dir().join("lockbench-claims");
+    Spec::new(
+        "000/sec1.1",
+        "§1.1",
+        "CC model: RMRs are the coherence misses that dominate a passage's cost",
+        "1 miss per RMR (the model's premise)",
+        vec![
+            super::checks::args(&format!(
+                "run --lock glb --threads 2 --passages 20000 --counters cache-misses --out {}",
+                out.display()
+            )),
+            super::checks::args(
+                "rmr --lock glb --threads 2 --model cc --schedule random --passages 20",
+            ),
+        ],
+        |o| {
+            let run = items(&o[0])
+                .into_iter()
+                .find(|r| r["lock"] == "glb")
+                .ok_or("run reported no glb result")?;
+            let counter = &run["counters"][0];
+            let rmr = items(&o[1])
+                .first()
+                .map_or(0.0, |r| num(r, "mean_rmr_per_passage"));
+            if let Some(why) = counter["unavailable"].as_str() {
+                return Ok(Judged {
+                    ours: format!("model: {rmr:.1} RMRs per passage; misses not counted"),
+                    effort: "run with --counters cache-misses; rmr, random schedule".into(),
+                    verdict: Verdict::NotCheckableHere(why.to_string()),
+                });
+            }
+            let misses = num(counter, "per_passage");
+            let ratio = misses / rmr.max(1e-9);
+            Ok(Judged::check(
+                format!("{misses:.1} cache misses vs {rmr:.1} RMRs per passage (ratio {ratio:.2})"),
+                "run: 2 threads, 20000 passages each; rmr: random schedule, 2 processes".into(),
+                (0.5..=2.0).contains(&ratio),
+                || format!("misses per RMR {ratio:.2}, outside 0.5–2"),
+            ))
+        },
+    )
+}
