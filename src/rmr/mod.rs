@@ -8,6 +8,7 @@
 //! seed 002 §3.1), otherwise a greedy adversary against process N−1.
 
 pub mod bounds;
+pub mod fit;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -26,6 +27,7 @@ use crate::registry::LockEntry;
 use crate::table::{Align, Table};
 
 pub use bounds::{Bound, Direction};
+pub use fit::{fit, Fit, Growth};
 
 /// The schedule of an `rmr` run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
