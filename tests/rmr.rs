@@ -165,3 +165,63 @@ fn run_rmr_refuses_a_lock_it_cannot_count() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn adversarial_reports_how_its_maximum_was_found() {
+    let v = json_of(&[
+        "rmr",
+        "--lock",
+        "bw-bakery,burns-lamport",
+        "--threads",
+        "4",
+        "--schedule",
+        "round-robin,random,pct,adversarial",
+        "--search",
+        "2",
+        "--passages",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let runs = v.as_array().unwrap();
+    let get = |lock: &str, s: &str| {
+        runs.iter()
+            .find(|r| r["lock"] == lock && r["schedule"] == s)
+            .unwrap()
+    };
+    let adv = get("bw-bakery", "adversarial");
+    assert_eq!(adv["worst"], "found", "{adv}");
+    assert_eq!(adv["tried"].as_array().unwrap().len(), 6, "{adv}");
+    for s in ["round-robin", "random", "pct"] {
+        let r = get("bw-bakery", s);
+        assert!(r["worst"].is_null(), "{r}");
+        assert!(
+            adv["max_rmr_per_passage"].as_u64().unwrap()
+                >= r["max_rmr_per_passage"].as_u64().unwrap(),
+            "{s}: {r}\nadversarial: {adv}"
+        );
+    }
+    assert_eq!(get("bw-bakery", "random")["found_by"], "random seed 1");
+    let bl = get("burns-lamport", "adversarial");
+    assert_eq!(bl["worst"], "proven");
+    assert_eq!(bl["found_by"], "scripted: seed 000 §4");
+    let out = lockbench()
+        .args([
+            "rmr",
+            "--lock",
+            "glb",
+            "--threads",
+            "3",
+            "--schedule",
+            "adversarial",
+            "--search",
+            "0",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("worst") && text.contains("found ("), "{text}");
+}

@@ -30,9 +30,15 @@ pub struct Args {
     #[arg(long, value_enum, value_delimiter = ',', default_value = "cc")]
     pub model: Vec<crate::mem::Model>,
     /// Schedules, comma-separated: round-robin, random, pct, adversarial (the paper's scripted
-    /// worst case where there is one, else a greedy adversary against process N−1).
+    /// worst case where there is one, else the largest passage of a search over greedy
+    /// adversaries, round-robin, random and PCT, never below those three at the same seed).
     #[arg(long, value_enum, value_delimiter = ',', default_value = "round-robin")]
     pub schedule: Vec<crate::rmr::ScheduleKind>,
+    /// Adversarial: schedules the search tries beyond its four fixed ones (greedy against N−1,
+    /// round-robin, random and PCT at --seed): random and PCT at the next seeds, greedy against
+    /// other victims and spinning them.
+    #[arg(long, value_name = "TRIES", default_value_t = crate::rmr::DEFAULT_SEARCH)]
+    pub search: usize,
     /// `--passages`: per process (default 3).
     #[command(flatten)]
     pub passages: PassagesOpt,
@@ -102,6 +108,7 @@ pub fn exec(args: &Args) -> Result<i32> {
                     o.seed = args.seed.get(1);
                     o.k = k;
                     o.cs_steps = args.cs_steps.get();
+                    o.search = args.search;
                     match run_one(e, &o) {
                         Ok(r) => {
                             failed |= r.within_bound == Some(false);

@@ -3,11 +3,15 @@
 //!
 //! Every process runs on its own thread on a gated counting memory ([`crate::mem::gate`]): one
 //! process moves at a time, at the schedule's choice, so the counts are exact and reproducible.
-//! Schedules: round-robin, random, PCT, and the adversary — the paper's own worst case where one
-//! is scripted (Burns–Lamport, seed 000 §4; Lamport's Bakery and UB-Bakery at two processes,
-//! seed 002 §3.1), otherwise a greedy adversary against process N−1.
+//! Schedules: round-robin, random, PCT, and the adversary ([`search`]) — the paper's own worst
+//! case where one is scripted (Burns–Lamport, seed 000 §4; Lamport's Bakery and UB-Bakery at two
+//! processes, seed 002 §3.1), otherwise the largest passage of a bounded search over schedules
+//! that always includes round-robin, random and PCT at the same seed. [`fit`] fits the growth of
+//! a figure over N.
 
 pub mod bounds;
+pub mod fit;
+pub mod search;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -18,14 +22,17 @@ use serde::Serialize;
 
 use crate::locks::{Lock, Params, Problem};
 use crate::mem::counting::RmrSummary;
-use crate::mem::gate::{
-    Cut, Gate, Goal, Greedy, Pct, Random, RoundRobin, Schedule, Script, SplitMix,
-};
+use crate::mem::gate::{Cut, Gate, Schedule};
 use crate::mem::{CountingMemory, Model, Section, WaitPolicy};
 use crate::registry::LockEntry;
 use crate::table::{Align, Table};
 
 pub use bounds::{Bound, Direction};
+pub use fit::{fit, Fit, Growth};
+pub use search::{
+    bakery_scenario, burns_lamport_script, candidates, worst, Candidate, Tried, Worst,
+    DEFAULT_SEARCH,
+};
 
 /// The schedule of an `rmr` run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -37,7 +44,8 @@ pub enum ScheduleKind {
     Random,
     /// Probabilistic concurrency testing (seeded, depth 3).
     Pct,
-    /// The paper's scripted worst case where there is one, else a greedy adversary.
+    /// The paper's scripted worst case where there is one, else the largest passage of a
+    /// bounded search (greedy adversaries, round-robin, random and PCT at several seeds).
     Adversarial,
 }
 
@@ -72,6 +80,8 @@ pub struct RmrOptions {
     pub k: usize,
     /// Scheduling steps after which a run is cut (an error).
     pub max_steps: u64,
+    /// Adversarial: schedules the search tries beyond its four fixed ones (see [`candidates`]).
+    pub search: usize,
 }
 
 impl RmrOptions {
@@ -86,6 +96,7 @@ impl RmrOptions {
             cs_steps: 2,
             k: 1,
             max_steps: 50_000_000,
+            search: DEFAULT_SEARCH,
         }
     }
 }
@@ -93,7 +104,8 @@ impl RmrOptions {
 /// One process's figures, for the adversary's victim.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct Victim {
-    /// The process the adversary works against.
+    /// The process the adversary works against (the script's or greedy adversary's target; for
+    /// a maximum found by another schedule, the first process whose passage reached it).
     pub process: usize,
     /// Its largest RMRs in one passage.
     pub max_rmr_per_passage: u64,
@@ -114,6 +126,14 @@ pub struct RmrReport {
     pub schedule: String,
     /// What the schedule was (the script's source, or the greedy adversary's victim).
     pub schedule_detail: String,
+    /// The schedule that produced these figures: `round-robin`, `random seed 7`, `pct depth 3
+    /// seed 2`, `greedy against P3`, `greedy spinning P3` or `scripted: seed 000 §4`.
+    pub found_by: String,
+    /// Adversarial only: `proven` (the paper's scripted worst case) or `found` (the largest of
+    /// the search, a lower estimate of the worst case); null otherwise.
+    pub worst: Option<Worst>,
+    /// Adversarial only: every schedule tried, in order, with its largest passage.
+    pub tried: Vec<Tried>,
     /// Seed of random and PCT schedules.
     pub seed: u64,
     /// Passages per process.
@@ -143,97 +163,33 @@ pub struct RmrReport {
     pub steps: u64,
     /// Spins charged without running the waiter (see `mem::gate`).
     pub virtual_spins: u64,
-    /// Wall-clock seconds.
+    /// Wall-clock seconds (of the whole search, for adversarial schedules).
     pub elapsed_secs: f64,
 }
 
-/// Seed 000 §4: P_N raises its bit; each lower process in turn raises its own just after, blocks
-/// the one above it, and makes P_N retry and block on it; the lowest then enters and leaves, and
-/// the round repeats with one process fewer. P_N is blocked N(N−1)/2 times.
-pub fn burns_lamport_script(n: usize) -> Vec<Goal> {
-    let hi = n - 1;
-    let mut goals = Vec::new();
-    for lo in 0..hi {
-        goals.push(Goal::UntilWrite(hi));
-        for m in (lo..hi).rev() {
-            goals.push(Goal::UntilWrite(m));
-            goals.push(Goal::UntilParked(m + 1));
-            if m + 1 != hi {
-                goals.push(Goal::UntilParked(hi));
-            }
-        }
-        goals.push(Goal::UntilDone(lo));
-    }
-    goals.push(Goal::UntilDone(hi));
-    goals
-}
-
-/// Seed 002 §3.1 at two processes: both finish the doorway; then, each cycle, both pass line 5;
-/// the one with the smaller token (`first`) enters, leaves, and stops its next doorway just
-/// before writing its token; the other enters, leaves and completes a doorway (reading −1); the
-/// first then writes its token. `writes_to_exit` is the number of writes from line 6 through
-/// the exit (1 for Fig. 1, 2 for Fig. 2, which also writes X), `doorway_writes` the writes of
-/// the doorway (3 for both).
-pub fn bakery_scenario(cycles: usize, writes_to_exit: usize) -> Script {
-    let mut goals = Vec::new();
-    for p in 0..2 {
-        goals.extend(std::iter::repeat_n(Goal::UntilWrite(p), 3));
-    }
-    for _ in 0..cycles {
-        // Line 5, both: gettoken of the other is false. Then the race decides who is first.
-        goals.push(Goal::Steps(0, 1));
-        goals.push(Goal::Steps(1, 1));
-        goals.push(Goal::Race(0, 1));
-    }
-    Script::new(goals).with_expand(Box::new(move |first, second| {
-        let mut g = Vec::new();
-        // first: line 6, CS, exit, then its new doorway up to (not including) the token write.
-        g.extend(std::iter::repeat_n(
-            Goal::UntilWrite(first),
-            writes_to_exit + 1,
-        ));
-        g.push(Goal::BeforeWrite(first));
-        // second: line 6 (token of first is −1), CS, exit, and a whole doorway.
-        g.extend(std::iter::repeat_n(
-            Goal::UntilWrite(second),
-            writes_to_exit + 3,
-        ));
-        // first: writes its token and gettoken := false.
-        g.extend(std::iter::repeat_n(Goal::UntilWrite(first), 2));
-        g
-    }))
-}
-
-fn adversary(entry: &LockEntry, o: &RmrOptions) -> (Box<dyn Schedule>, String) {
-    let n = o.threads;
-    match entry.info.name {
-        "burns-lamport" if n >= 2 => (
-            Box::new(Script::new(burns_lamport_script(n))),
-            "scripted: seed 000 §4 (P_N blocked by every lower process in turn)".into(),
-        ),
-        "lamport-bakery" | "ub-bakery" if n == 2 => {
-            let exit_writes = if entry.info.name == "lamport-bakery" {
-                1
-            } else {
-                2
-            };
-            (
-                Box::new(bakery_scenario(o.passages.saturating_sub(1), exit_writes)),
-                "scripted: seed 002 §3.1 (Lamport's token range grows one per cycle)".into(),
-            )
-        }
-        _ => (
-            Box::new(Greedy::new(n - 1)),
-            format!(
-                "greedy against process {}: invalidate its copies, run it when it pays, else run the others",
-                n - 1
-            ),
-        ),
-    }
-}
-
-/// Runs `entry` for `o.threads` processes on the gated counting memory.
+/// Runs `entry` for `o.threads` processes on the gated counting memory under `o.schedule`
+/// (adversarial: [`worst`]).
 pub fn run_one(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
+    let c = match o.schedule {
+        ScheduleKind::RoundRobin => Candidate::RoundRobin,
+        ScheduleKind::Random => Candidate::Random(o.seed),
+        ScheduleKind::Pct => Candidate::Pct(o.seed),
+        ScheduleKind::Adversarial => return worst(entry, o),
+    };
+    let (sched, detail) = c.schedule(o.threads, o.passages);
+    run_with(entry, o, sched, detail, c.label(), None)
+}
+
+/// One run of `entry` under `sched`; `target` is the process an adversarial schedule works
+/// against (reported as the victim).
+pub(crate) fn run_with(
+    entry: &LockEntry,
+    o: &RmrOptions,
+    sched: Box<dyn Schedule>,
+    detail: String,
+    found_by: String,
+    target: Option<usize>,
+) -> Result<RmrReport, String> {
     let n = o.threads;
     let build = entry.counting.ok_or_else(|| {
         format!(
@@ -247,23 +203,6 @@ pub fn run_one(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
             crate::mem::counting::MAX_PROCESSES
         ));
     }
-    let (sched, detail): (Box<dyn Schedule>, String) = match o.schedule {
-        ScheduleKind::RoundRobin => (Box::new(RoundRobin::default()), "round-robin".into()),
-        ScheduleKind::Random => (
-            Box::new(Random(SplitMix::new(o.seed))),
-            format!("random, seed {}", o.seed),
-        ),
-        ScheduleKind::Pct => (
-            Box::new(Pct::new(
-                n,
-                3,
-                (o.passages * n * 200) as u64,
-                SplitMix::new(o.seed),
-            )),
-            format!("pct depth 3, seed {}", o.seed),
-        ),
-        ScheduleKind::Adversarial => adversary(entry, o),
-    };
     let started = Instant::now();
     let gate = Gate::new(n, o.model, sched, o.max_steps);
     let mem = CountingMemory::gated(gate.clone());
@@ -309,10 +248,18 @@ pub fn run_one(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
     }
     let all: RmrSummary = mem.summary();
     let gs = gate.stats();
-    let victim = (o.schedule == ScheduleKind::Adversarial).then(|| Victim {
-        process: n - 1,
-        max_rmr_per_passage: mem.summary_of(Some(&[n - 1])).per_passage_max,
-        blocked: gs.blocks[n - 1],
+    let victim = (o.schedule == ScheduleKind::Adversarial).then(|| {
+        let max_of = |p: usize| mem.summary_of(Some(&[p])).per_passage_max;
+        let process = target.unwrap_or_else(|| {
+            (0..n)
+                .find(|&p| max_of(p) == all.per_passage_max)
+                .unwrap_or(0)
+        });
+        Victim {
+            process,
+            max_rmr_per_passage: max_of(process),
+            blocked: gs.blocks[process],
+        }
     });
     let bound = bounds::bound(entry.info.name, o.model, n);
     let within_bound = bound.as_ref().and_then(|b| match b.direction {
@@ -328,6 +275,9 @@ pub fn run_one(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
         model: o.model.name().into(),
         schedule: o.schedule.name().into(),
         schedule_detail: detail,
+        found_by,
+        worst: None,
+        tried: Vec::new(),
         seed: o.seed,
         passages_per_process: o.passages,
         max_rmr_per_passage: all.per_passage_max,
@@ -393,7 +343,7 @@ fn cell(v: &serde_json::Value) -> String {
 pub fn table(reports: &[RmrReport]) -> String {
     let headers = [
         "lock", "N", "model", "schedule", "max", "mean", "doorway", "waiting", "cs", "exit",
-        "bound", "at N", "ok", "victim", "tokens",
+        "bound", "at N", "ok", "victim", "tokens", "worst",
     ];
     let rows: Vec<Vec<String>> = reports
         .iter()
@@ -430,6 +380,8 @@ pub fn table(reports: &[RmrReport]) -> String {
                 }),
                 r.token_range_max
                     .map_or("-".into(), |t| format!("range {t}")),
+                r.worst
+                    .map_or("-".into(), |w| format!("{} ({})", w.name(), r.found_by)),
             ]
         })
         .collect();

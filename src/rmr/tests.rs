@@ -212,3 +212,106 @@ fn counts_are_reproducible() {
     assert_eq!(a.accesses, b.accesses);
     assert_eq!(a.by_section, b.by_section);
 }
+
+/// The adversarial figure is never below round-robin, random or PCT at the same options: they
+/// are among the schedules the search tries.
+#[test]
+fn adversarial_never_loses_to_the_other_schedules() {
+    for (name, n, model, seed) in [
+        ("bw-bakery", 4, Model::Cc, 1),
+        ("bw-bakery", 4, Model::Dsm, 5),
+        ("glb", 4, Model::Dsm, 1),
+        ("glb", 5, Model::Cc, 3),
+        ("zehavi-kex", 3, Model::Cc, 1),
+        ("zehavi-kex", 4, Model::Cc, 2),
+        ("ticket", 4, Model::Dsm, 1),
+    ] {
+        let e = find(name).unwrap();
+        let mut o = opts(n, model, ScheduleKind::Adversarial, 3);
+        o.seed = seed;
+        let adv = run_one(&e, &o).unwrap();
+        assert_eq!(adv.worst, Some(Worst::Found), "{name}");
+        assert_eq!(adv.tried.len(), 4 + o.search, "{name}: {:?}", adv.tried);
+        for schedule in [
+            ScheduleKind::RoundRobin,
+            ScheduleKind::Random,
+            ScheduleKind::Pct,
+        ] {
+            o.schedule = schedule;
+            let r = run_one(&e, &o).unwrap();
+            assert!(
+                adv.max_rmr_per_passage >= r.max_rmr_per_passage,
+                "{name} N = {n} {model} seed {seed}: adversarial {} ({}) < {} {}",
+                adv.max_rmr_per_passage,
+                adv.found_by,
+                schedule.name(),
+                r.max_rmr_per_passage
+            );
+        }
+        let best = adv.tried.iter().map(|t| t.max_rmr_per_passage).max();
+        assert_eq!(best, Some(adv.max_rmr_per_passage));
+        let winner = adv
+            .tried
+            .iter()
+            .find(|t| t.schedule == adv.found_by)
+            .unwrap();
+        assert_eq!(winner.max_rmr_per_passage, adv.max_rmr_per_passage);
+        assert!(adv.victim.unwrap().max_rmr_per_passage <= adv.max_rmr_per_passage);
+    }
+}
+
+/// The search is reproducible and `worst` is the adversarial schedule whatever the options say.
+#[test]
+fn worst_is_reproducible_and_ignores_the_schedule_option() {
+    let e = find("bwb-gme").unwrap();
+    let a = worst(&e, &opts(4, Model::Cc, ScheduleKind::RoundRobin, 2)).unwrap();
+    let b = run_one(&e, &opts(4, Model::Cc, ScheduleKind::Adversarial, 2)).unwrap();
+    assert_eq!(a.schedule, "adversarial");
+    assert_eq!(
+        (a.max_rmr_per_passage, &a.found_by, &a.tried),
+        (b.max_rmr_per_passage, &b.found_by, &b.tried)
+    );
+}
+
+/// The scripted worst cases are `proven` and run alone.
+#[test]
+fn scripted_worst_cases_are_proven() {
+    for (name, n) in [
+        ("burns-lamport", 5usize),
+        ("lamport-bakery", 2),
+        ("ub-bakery", 2),
+    ] {
+        let r = run_one(
+            &find(name).unwrap(),
+            &opts(n, Model::Cc, ScheduleKind::Adversarial, 2),
+        )
+        .unwrap();
+        assert_eq!(r.worst, Some(Worst::Proven), "{name}");
+        assert!(
+            r.found_by.starts_with("scripted: seed 00"),
+            "{}",
+            r.found_by
+        );
+        assert_eq!(r.tried.len(), 1);
+    }
+}
+
+#[test]
+fn candidates_start_with_the_fixed_four_and_stay_distinct() {
+    let c = candidates(8, 5, 6);
+    assert_eq!(
+        c[..4],
+        [
+            Candidate::Greedy(7),
+            Candidate::RoundRobin,
+            Candidate::Random(5),
+            Candidate::Pct(5)
+        ]
+    );
+    assert_eq!(c.len(), 10);
+    for (i, x) in c.iter().enumerate() {
+        assert!(!c[..i].contains(x), "{x:?} twice");
+    }
+    // One process: every greedy adversary is the same one; the search still ends.
+    assert!(candidates(1, 1, 20).len() <= 24);
+}

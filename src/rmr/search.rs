@@ -1,0 +1,328 @@
+//! The adversarial schedule: the paper's scripted worst case where there is one (`proven`),
+//! otherwise the largest of a bounded search (`found`).
+//!
+//! The search runs, in this order, the greedy adversary against process N−1, round-robin,
+//! random and PCT at the options' seed, then `search` more: random and PCT at the next seeds,
+//! the greedy adversary against other victims, and a spinning variant of it (the victim
+//! re-evaluates its wait after every step of another process: free under CC, its remote reads
+//! under DSM, a test-and-set's write under both). The report of the largest passage wins; ties go
+//! to the earlier schedule. The three non-adversarial schedules at the same options are always
+//! among the tries, so the adversarial figure is never below round-robin, random or PCT by
+//! construction.
+
+use serde::Serialize;
+
+use super::{run_with, RmrOptions, RmrReport};
+use crate::mem::gate::{
+    Goal, Greedy, Kind, Pct, ProcView, Random, RoundRobin, Schedule, Script, SplitMix,
+};
+use crate::registry::LockEntry;
+
+/// Extra schedules the search tries by default beyond its four fixed ones.
+pub const DEFAULT_SEARCH: usize = 4;
+
+/// How an adversarial maximum is known.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Worst {
+    /// Reached by the paper's own scripted worst-case schedule.
+    Proven,
+    /// The largest a bounded search over schedules found: a lower estimate of the worst case.
+    Found,
+}
+
+impl Worst {
+    /// `proven` or `found`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Worst::Proven => "proven",
+            Worst::Found => "found",
+        }
+    }
+}
+
+/// One schedule the search tried and the largest passage it produced.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Tried {
+    /// The schedule, as in `found_by`.
+    pub schedule: String,
+    /// Its largest RMRs in one passage.
+    pub max_rmr_per_passage: u64,
+}
+
+/// A schedule the search can try.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Candidate {
+    /// The greedy adversary against this process.
+    Greedy(usize),
+    /// The greedy adversary against this process, spinning it after every other step while it
+    /// waits.
+    Spinning(usize),
+    /// Round-robin.
+    RoundRobin,
+    /// Random at this seed.
+    Random(u64),
+    /// PCT depth 3 at this seed.
+    Pct(u64),
+}
+
+impl Candidate {
+    /// The name reported as `found_by`.
+    pub fn label(self) -> String {
+        match self {
+            Candidate::Greedy(v) => format!("greedy against P{v}"),
+            Candidate::Spinning(v) => format!("greedy spinning P{v}"),
+            Candidate::RoundRobin => "round-robin".into(),
+            Candidate::Random(s) => format!("random seed {s}"),
+            Candidate::Pct(s) => format!("pct depth 3 seed {s}"),
+        }
+    }
+
+    /// The process it works against, if any.
+    pub fn victim(self) -> Option<usize> {
+        match self {
+            Candidate::Greedy(v) | Candidate::Spinning(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// The schedule for `n` processes running `passages` passages each, and its description.
+    pub fn schedule(self, n: usize, passages: usize) -> (Box<dyn Schedule>, String) {
+        match self {
+            Candidate::Greedy(v) => (
+                Box::new(Greedy::new(v)),
+                format!(
+                    "greedy against process {v}: invalidate its copies, run it when it pays, else run the others"
+                ),
+            ),
+            Candidate::Spinning(v) => (
+                Box::new(Spinning::new(v)),
+                format!("greedy against process {v}, which re-evaluates its wait after every other step"),
+            ),
+            Candidate::RoundRobin => (Box::new(RoundRobin::default()), "round-robin".into()),
+            Candidate::Random(s) => (
+                Box::new(Random(SplitMix::new(s))),
+                format!("random, seed {s}"),
+            ),
+            Candidate::Pct(s) => (
+                Box::new(Pct::new(
+                    n,
+                    3,
+                    (passages * n * 200) as u64,
+                    SplitMix::new(s),
+                )),
+                format!("pct depth 3, seed {s}"),
+            ),
+        }
+    }
+}
+
+/// The schedules a search of `search` extra tries runs for `n` processes at `seed`, in order:
+/// greedy against N−1, round-robin, random and PCT at `seed`; then, in turn, random at the next
+/// seed, greedy spinning a victim (N−1 first), greedy against another victim (0, N/2, N/4,
+/// 3N/4, then the rest), PCT at the next seed.
+pub fn candidates(n: usize, seed: u64, search: usize) -> Vec<Candidate> {
+    let last = n.saturating_sub(1);
+    let mut out = vec![
+        Candidate::Greedy(last),
+        Candidate::RoundRobin,
+        Candidate::Random(seed),
+        Candidate::Pct(seed),
+    ];
+    let mut others: Vec<usize> = [0, n / 2, n / 4, 3 * n / 4]
+        .into_iter()
+        .chain(0..n)
+        .collect();
+    others.retain(|&v| v < last);
+    others.dedup();
+    let mut seen = std::collections::HashSet::new();
+    others.retain(|v| seen.insert(*v));
+    let spinners: Vec<usize> = std::iter::once(last)
+        .chain(others.iter().copied())
+        .collect();
+    let (mut r, mut s, mut g, mut p) = (0usize, 0usize, 0usize, 0u64);
+    let mut i = 0;
+    while out.len() < 4 + search && i < 4 * (search + n + 1) {
+        let c = match i % 4 {
+            0 => {
+                r += 1;
+                Some(Candidate::Random(seed.wrapping_add(r as u64)))
+            }
+            1 => {
+                s += 1;
+                spinners.get(s - 1).map(|&v| Candidate::Spinning(v))
+            }
+            2 => {
+                g += 1;
+                others.get(g - 1).map(|&v| Candidate::Greedy(v))
+            }
+            _ => {
+                p += 1;
+                Some(Candidate::Pct(seed.wrapping_add(p)))
+            }
+        };
+        if let Some(c) = c.filter(|c| !out.contains(c)) {
+            out.push(c);
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The greedy adversary against one victim that also makes the victim re-evaluate its wait
+/// after every step another process takes (a spin: nothing under CC, the remote registers it
+/// reads under DSM, a write for a test-and-set).
+pub struct Spinning {
+    greedy: Greedy,
+    victim: usize,
+    spun: bool,
+}
+
+impl Spinning {
+    /// Against `victim`.
+    pub fn new(victim: usize) -> Self {
+        Spinning {
+            greedy: Greedy::new(victim),
+            victim,
+            spun: false,
+        }
+    }
+}
+
+impl Schedule for Spinning {
+    fn pick(&mut self, v: &[ProcView]) -> usize {
+        let vic = self.victim;
+        let others = (0..v.len()).any(|q| q != vic && v[q].enabled());
+        if !self.spun && v[vic].kind == Kind::Parked && others {
+            self.spun = true;
+            return vic;
+        }
+        self.spun = false;
+        self.greedy.pick(v)
+    }
+}
+
+/// The paper's scripted worst case for `entry` at `o.threads`, if it has one: the schedule, its
+/// description and its `found_by` (the victim is process N−1).
+fn scripted(entry: &LockEntry, o: &RmrOptions) -> Option<(Box<dyn Schedule>, String, String)> {
+    let n = o.threads;
+    match entry.info.name {
+        "burns-lamport" if n >= 2 => Some((
+            Box::new(Script::new(burns_lamport_script(n))),
+            "scripted: seed 000 §4 (P_N blocked by every lower process in turn)".into(),
+            "scripted: seed 000 §4".into(),
+        )),
+        "lamport-bakery" | "ub-bakery" if n == 2 => {
+            let exit_writes = if entry.info.name == "lamport-bakery" {
+                1
+            } else {
+                2
+            };
+            Some((
+                Box::new(bakery_scenario(o.passages.saturating_sub(1), exit_writes)),
+                "scripted: seed 002 §3.1 (Lamport's token range grows one per cycle)".into(),
+                "scripted: seed 002 §3.1".into(),
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// The worst case of `entry` under `o` (whatever `o.schedule` says): the paper's script where
+/// there is one, else the largest passage of the search over [`candidates`] with `o.search`
+/// extra tries. The report's schedule is `adversarial`; `found_by` names the schedule that
+/// reached the maximum, `worst` says `proven` or `found`, `tried` lists every try.
+pub fn worst(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
+    let mut o = o.clone();
+    o.schedule = super::ScheduleKind::Adversarial;
+    if let Some((sched, detail, found_by)) = scripted(entry, &o) {
+        let victim = o.threads - 1;
+        let mut r = run_with(entry, &o, sched, detail, found_by, Some(victim))?;
+        r.worst = Some(Worst::Proven);
+        r.tried = vec![Tried {
+            schedule: r.found_by.clone(),
+            max_rmr_per_passage: r.max_rmr_per_passage,
+        }];
+        return Ok(r);
+    }
+    let mut best: Option<RmrReport> = None;
+    let mut tried = Vec::new();
+    let mut elapsed = 0.0;
+    for c in candidates(o.threads, o.seed, o.search) {
+        let (sched, detail) = c.schedule(o.threads, o.passages);
+        let r = run_with(entry, &o, sched, detail, c.label(), c.victim())?;
+        elapsed += r.elapsed_secs;
+        tried.push(Tried {
+            schedule: r.found_by.clone(),
+            max_rmr_per_passage: r.max_rmr_per_passage,
+        });
+        if best
+            .as_ref()
+            .is_none_or(|b| r.max_rmr_per_passage > b.max_rmr_per_passage)
+        {
+            best = Some(r);
+        }
+    }
+    let mut r = best.expect("at least one candidate");
+    r.worst = Some(Worst::Found);
+    r.tried = tried;
+    r.elapsed_secs = elapsed;
+    Ok(r)
+}
+
+/// Seed 000 §4: P_N raises its bit; each lower process in turn raises its own just after, blocks
+/// the one above it, and makes P_N retry and block on it; the lowest then enters and leaves, and
+/// the round repeats with one process fewer. P_N is blocked N(N−1)/2 times.
+pub fn burns_lamport_script(n: usize) -> Vec<Goal> {
+    let hi = n - 1;
+    let mut goals = Vec::new();
+    for lo in 0..hi {
+        goals.push(Goal::UntilWrite(hi));
+        for m in (lo..hi).rev() {
+            goals.push(Goal::UntilWrite(m));
+            goals.push(Goal::UntilParked(m + 1));
+            if m + 1 != hi {
+                goals.push(Goal::UntilParked(hi));
+            }
+        }
+        goals.push(Goal::UntilDone(lo));
+    }
+    goals.push(Goal::UntilDone(hi));
+    goals
+}
+
+/// Seed 002 §3.1 at two processes: both finish the doorway; then, each cycle, both pass line 5;
+/// the one with the smaller token (`first`) enters, leaves, and stops its next doorway just
+/// before writing its token; the other enters, leaves and completes a doorway (reading −1); the
+/// first then writes its token. `writes_to_exit` is the number of writes from line 6 through
+/// the exit (1 for Fig. 1, 2 for Fig. 2, which also writes X), `doorway_writes` the writes of
+/// the doorway (3 for both).
+pub fn bakery_scenario(cycles: usize, writes_to_exit: usize) -> Script {
+    let mut goals = Vec::new();
+    for p in 0..2 {
+        goals.extend(std::iter::repeat_n(Goal::UntilWrite(p), 3));
+    }
+    for _ in 0..cycles {
+        // Line 5, both: gettoken of the other is false. Then the race decides who is first.
+        goals.push(Goal::Steps(0, 1));
+        goals.push(Goal::Steps(1, 1));
+        goals.push(Goal::Race(0, 1));
+    }
+    Script::new(goals).with_expand(Box::new(move |first, second| {
+        let mut g = Vec::new();
+        // first: line 6, CS, exit, then its new doorway up to (not including) the token write.
+        g.extend(std::iter::repeat_n(
+            Goal::UntilWrite(first),
+            writes_to_exit + 1,
+        ));
+        g.push(Goal::BeforeWrite(first));
+        // second: line 6 (token of first is −1), CS, exit, and a whole doorway.
+        g.extend(std::iter::repeat_n(
+            Goal::UntilWrite(second),
+            writes_to_exit + 3,
+        ));
+        // first: writes its token and gettoken := false.
+        g.extend(std::iter::repeat_n(Goal::UntilWrite(first), 2));
+        g
+    }))
+}
