@@ -79,7 +79,6 @@ pub fn catalogue() -> Vec<Mutant> {
         m!("bw-bakery", "no-choosing-wait", "8", "wait until Choosing[j] = false dropped", None, bw_bakery::BwBakeryLock<S, { bw_bakery::mutant::NO_CHOOSING_WAIT }>),
         m!("bw-bakery", "no-flip", "17–21", "GlobalColor never flipped", None, bw_bakery::BwBakeryLock<S, { bw_bakery::mutant::NO_FLIP }>),
         m!("bw-bakery", "no-reset", "22", "Token[i].number := 0 dropped", None, bw_bakery::BwBakeryLock<S, { bw_bakery::mutant::NO_RESET }>),
-        m!("bw-bakery", "split-token", "5", "Token[j] read twice: colour, then number", None, bw_bakery::BwBakeryLock<S, { bw_bakery::mutant::SPLIT_TOKEN }>),
         m!("burns-lamport", "keep-bit", "4", "Competing[i] := false dropped", None, burns_lamport::BurnsLamportLock<S, { burns_lamport::mutant::KEEP_BIT }>),
         m!("burns-lamport", "no-higher-wait", "9–11", "wait for higher-numbered bits dropped", None, burns_lamport::BurnsLamportLock<S, { burns_lamport::mutant::NO_HIGHER_WAIT }>),
         m!("burns-lamport", "no-raise", "1", "Competing[i] := true skipped", None, burns_lamport::BurnsLamportLock<S, { burns_lamport::mutant::NO_RAISE }>),
