@@ -16,7 +16,7 @@
 //! numbers pass N: a process reads the colour j held in an earlier passage (or its initial
 //! one), j then takes the other colour and a number, and the process counts that number as one
 //! of its own colour. Exhaustive search of all interleavings finds N + 1 at N = 2 and N + 2 at
-//! N = 3 with two registers, and never more than N with one (N = 2 up to five passages, N = 3
+//! N = 3 with two registers, and never more than N with one (N = 2 up to eight passages, N = 3
 //! up to three; `docs/verify.md`).
 //!
 //! Deviations from the extracted figure:
