@@ -474,3 +474,67 @@ fn the_bwb_gme_lemmas_kill_the_mutants_safety_alone_misses() {
         );
     }
 }
+
+/// A schedule of the `split-token` mutant (line 5 reads colour and number of Token[j] in two
+/// reads, as two registers would give them) in which process 1 takes number 3 at N = 2: process
+/// 1 reads process 0's colour from an earlier passage, process 0 takes the other colour and a
+/// number, process 1 counts that number as one of its colour.
+const SPLIT_TOKEN_WITNESS: &str = "lock=bw-bakery-split-token;mutant=-;threads=2;passages=3;k=1;sessions=3;plan=random;cs-steps=2;max-steps=100000;witness=0;scheduler=random;schedule=91026598f690cce984e2e5d201102490a2244aa4284a92444a12255122254a94448992249124295112494a94449114298aa444";
+
+#[test]
+fn bw_bakery_numbers_stay_within_n_where_two_registers_pass_it() {
+    use lockbench::locks::paper::bw_bakery::{mutant, BwBakeryLock};
+    let split = test_entry("bw-bakery-split-token", |p| {
+        Box::new(BwBakeryLock::<ScheduledMemory, { mutant::SPLIT_TOKEN }>::new(ScheduledMemory, p))
+    });
+    let mut o = opts(2, 1);
+    o.passages = 3;
+    o.replay = Some(SPLIT_TOKEN_WITNESS.to_string());
+    let r = verify(&split, &o, false).unwrap();
+    let Outcome::Violation { kind, .. } = &r.outcome else {
+        panic!("the split-token witness no longer breaks the bound: {r}")
+    };
+    assert!(kind.contains("= 3 outside {0, …, N = 2}"), "{kind}");
+    assert_eq!(r.largest_token, Some(3));
+    // bw-bakery itself: the settings (and seeds 5 and 28) where reading the token as two
+    // registers passed N, and a seed of this run.
+    let bwb = find("bw-bakery").unwrap();
+    for (n, seed) in [(2, 28), (3, 5), (2, seed()), (3, seed())] {
+        let mut o = opts(n, 3000);
+        o.passages = 3;
+        o.seed = seed;
+        let r = verify(&bwb, &o, false).unwrap();
+        assert_eq!(r.outcome, Outcome::Safe, "n = {n}, seed {seed}: {r}");
+        let largest = r.largest_token.unwrap();
+        assert!(
+            (1..=n as i64).contains(&largest),
+            "n = {n}, seed {seed}: {largest}"
+        );
+    }
+}
+
+#[test]
+fn the_largest_token_is_reported_for_locks_with_bounded_tokens_only() {
+    for (name, n, bound) in [
+        ("bw-bakery", 3, Some(3)),
+        ("bwb-gme", 3, Some(4)),
+        ("lamport-bakery", 3, None),
+        ("ticket", 2, None),
+    ] {
+        let o = opts(n, 200);
+        let r = verify(&find(name).unwrap(), &o, false).unwrap();
+        assert_eq!(r.outcome, Outcome::Safe, "{name}, seed {}: {r}", o.seed);
+        match (bound, r.largest_token) {
+            (Some(b), Some(t)) => {
+                assert!((1..=b).contains(&t), "{name}: {t} > {b}, seed {}", o.seed)
+            }
+            (None, None) => {}
+            (b, t) => panic!("{name}: bound {b:?}, largest token {t:?}"),
+        }
+        assert_eq!(
+            r.to_string().contains("largest token seen"),
+            bound.is_some(),
+            "{name}: {r}"
+        );
+    }
+}

@@ -164,3 +164,30 @@ fn mutants_report_one_json_object_each() {
         .assert()
         .code(2);
 }
+
+#[test]
+fn the_json_report_carries_the_largest_token() {
+    let v = common::json_of(&[
+        "verify",
+        "--lock",
+        "bw-bakery",
+        "--threads",
+        "2",
+        "--schedules",
+        "50",
+        "--json",
+    ]);
+    let t = v["largest_token"].as_i64().expect("a number for bw-bakery");
+    assert!((1..=2).contains(&t), "{v}");
+    let v = common::json_of(&[
+        "verify",
+        "--lock",
+        "ticket",
+        "--threads",
+        "2",
+        "--schedules",
+        "50",
+        "--json",
+    ]);
+    assert!(v["largest_token"].is_null(), "{v}");
+}

@@ -81,6 +81,14 @@ pub trait Lock: Send + Sync {
         None
     }
 
+    /// The largest token number held right now (by peeking), for locks whose papers bound
+    /// their tokens (`bw-bakery`: ≤ N, `bwb-gme`: ≤ N + 1); `verify` keeps the maximum over
+    /// every write of every schedule (its report's `largest_token`). None for locks without
+    /// bounded tokens.
+    fn largest_token(&self) -> Option<i64> {
+        None
+    }
+
     /// The progress properties the lock claims beyond its safety property, deadlock freedom
     /// and FCFS (which [`LockInfo::fcfs`] declares). `verify` checks each claimed one exactly
     /// under the scheduler; a failure of an unclaimed one is only a witness. Default: none.

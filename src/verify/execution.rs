@@ -36,6 +36,8 @@ pub(super) struct Tally {
     pub(super) witnesses: Mutex<BTreeMap<&'static str, (usize, String)>>,
     /// Processes frozen in the current execution.
     pub(super) crashed: Mutex<Vec<usize>>,
+    /// The largest token seen after any write of any execution ([`Lock::largest_token`]).
+    pub(super) largest_token: Mutex<Option<i64>>,
 }
 
 /// Where a frozen process stops: in passage `passage`, in `phase` (0 entry, 1 inside, 2 exit),
@@ -215,6 +217,10 @@ fn crash_plan(
 fn observe(lock: &Arc<dyn Lock>, exec: &Arc<Mutex<Exec>>, tally: &Arc<Tally>) {
     let (observed, ex, t) = (lock.clone(), exec.clone(), tally.clone());
     set_observer(Some(Rc::new(move || {
+        if let Some(v) = observed.largest_token() {
+            let mut largest = t.largest_token.lock().unwrap();
+            *largest = Some(largest.map_or(v, |l| l.max(v)));
+        }
         if let Err(e) = observed.check_invariants(true) {
             panic!("INVARIANT BROKEN: {e}");
         }

@@ -81,6 +81,7 @@ pub fn verify(
         },
         None => Outcome::Safe,
     };
+    let largest_token = *tally.largest_token.lock().unwrap();
     let witnesses = tally
         .witnesses
         .lock()
@@ -111,6 +112,7 @@ pub fn verify(
         scheduler: scheduler_name,
         seed: opts.seed,
         elapsed_secs: started.elapsed().as_secs_f64(),
+        largest_token,
         witnesses,
         outcome,
     })

@@ -83,6 +83,10 @@ pub struct VerifyReport {
     pub seed: u64,
     /// Wall-clock seconds.
     pub elapsed_secs: f64,
+    /// The largest token number held after any write of any schedule run (including one that
+    /// broke a bound), for locks whose papers bound their tokens
+    /// ([`crate::locks::Lock::largest_token`]); None for the others.
+    pub largest_token: Option<i64>,
     /// Unclaimed properties seen failing.
     pub witnesses: Vec<WitnessTally>,
     /// Outcome.
@@ -139,6 +143,9 @@ impl std::fmt::Display for VerifyReport {
             if self.claimed.is_empty() { "" } else { ", " },
             self.claimed.join(", ")
         )?;
+        if let Some(t) = self.largest_token {
+            writeln!(f, "  largest token seen: {t} (N = {})", self.threads)?;
+        }
         if self.schedules_with_crashes > 0 {
             writeln!(
                 f,

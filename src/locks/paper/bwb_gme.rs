@@ -480,6 +480,13 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
         Ok(())
     }
 
+    fn largest_token(&self) -> Option<i64> {
+        self.token
+            .iter()
+            .map(|r| Token::unpack(r.peek()).number)
+            .max()
+    }
+
     fn claims(&self) -> Claims {
         Claims {
             concurrent_entry: true,
