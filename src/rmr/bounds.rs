@@ -85,13 +85,14 @@ pub fn bound(lock: &str, model: Model, n: usize) -> Option<Bound> {
             n,
             "seed 000 §3: doorway N+4, lines 8 and 9 ≤ 5 each per other process, exit 2",
         )),
-        // Doorway 2N + 3 (colour and number of every other process), ≤ 10 per other process
-        // waiting (as BWBGME's lines 17–21, Theorem 9), exit 3.
+        // Doorway N + 3 (one read of every other process's token, colour and number in one
+        // register), ≤ 10 per other process waiting (as BWBGME's lines 17–21, Theorem 9),
+        // exit 3.
         ("bw-bakery", true) => Some(linear(
-            12,
+            11,
             -4,
             n,
-            "seed 000 Fig. 3 with Theorem 9's waiting-room argument: doorway 2N+3, ≤ 10 per other process, exit 3",
+            "seed 000 Fig. 3 with Theorem 9's waiting-room argument: doorway N+3, ≤ 10 per other process, exit 3",
         )),
         // Doorway N + 4 (lines 3–15), waiting ≤ 10 per other process (Theorem 9: line 17 ≤ 5,
         // line 19 1, lines 20–21 ≤ 2 plus GlobalColor amortised ≤ 2), exit N + 3

@@ -79,7 +79,9 @@ pub fn fit(points: &[(usize, u64)]) -> Fit {
     let [a, b, e] = quadratic;
     let at_top = a * top * top + b * top + e;
     let line_top = c * top + d;
-    let class = if a > 0.0 && at_top > 0.0 && a * top * top >= 0.5 * at_top {
+    // A figure that falls over N (c ≤ 0) is not growing, however convex its curve: a
+    // decreasing convex sequence has a > 0 and would otherwise read as quadratic.
+    let class = if c > 0.0 && a > 0.0 && at_top > 0.0 && a * top * top >= 0.5 * at_top {
         Growth::Quadratic
     } else if c > 0.0 && line_top > 0.0 && c * top >= 0.5 * line_top {
         Growth::Linear
@@ -207,6 +209,12 @@ impl fmt::Display for Fit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_falling_convex_figure_is_constant() {
+        let f = fit(&[(5, 2850), (10, 2430), (20, 2210), (40, 2100)]);
+        assert_eq!(f.class, Growth::Constant, "{f:?}");
+    }
 
     fn over(f: impl Fn(f64) -> f64) -> Vec<(usize, u64)> {
         [2usize, 4, 8, 16, 32]

@@ -157,6 +157,8 @@ pub struct RmrReport {
     pub victim: Option<Victim>,
     /// Largest token range seen (Lamport's Bakery, UB-Bakery; seed 002 §3.1).
     pub token_range_max: Option<i64>,
+    /// Registers the lock allocated (its shared space at N, seed 000 Table 1's "Space").
+    pub registers: usize,
     /// Register accesses.
     pub accesses: u64,
     /// Scheduling steps, of which spins charged without running the waiter.
@@ -208,6 +210,7 @@ pub(crate) fn run_with(
     let mem = CountingMemory::gated(gate.clone());
     let params = Params::new(n, o.k, WaitPolicy::Spin);
     let lock: Arc<dyn Lock> = Arc::from(build(&params, mem.clone()));
+    let registers = mem.registers();
     let range = Arc::new(AtomicI64::new(-1));
     {
         let (lock, range) = (lock.clone(), range.clone());
@@ -289,6 +292,7 @@ pub(crate) fn run_with(
         claimed: entry.info.rmr.into(),
         victim,
         token_range_max: (r >= 0).then_some(r),
+        registers,
         accesses: all.accesses,
         steps: gs.steps,
         virtual_spins: gs.virtual_spins,

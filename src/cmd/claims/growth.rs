@@ -51,45 +51,15 @@ pub fn points(v: &Value) -> Vec<Point> {
         .collect()
 }
 
-/// A growth class, from the slope of log(max) against log(N) over the range measured:
-/// below 0.5 constant, below 1.5 linear, below 2.5 quadratic, else faster.
+/// The growth class of the points (`rmr`'s fit: the highest-degree term carrying half the
+/// fitted figure at the largest N).
 pub fn class(pts: &[(usize, u64)]) -> &'static str {
-    let (Some(a), Some(b)) = (pts.first(), pts.last()) else {
-        return "none";
-    };
-    if a.0 == b.0 || a.1 == 0 {
-        return "none";
-    }
-    let slope = ((b.1 as f64).ln() - (a.1 as f64).ln()) / ((b.0 as f64).ln() - (a.0 as f64).ln());
-    match slope {
-        s if s < 0.5 => "constant",
-        s if s < 1.5 => "linear",
-        s if s < 2.5 => "quadratic",
-        _ => "super-quadratic",
-    }
+    crate::rmr::fit(pts).class.name()
 }
 
-/// Least squares c·N + d through the points.
-pub fn line(pts: &[(usize, u64)]) -> (f64, f64) {
-    let k = pts.len() as f64;
-    let (sx, sy) = pts
-        .iter()
-        .fold((0.0, 0.0), |(x, y), p| (x + p.0 as f64, y + p.1 as f64));
-    let (mx, my) = (sx / k, sy / k);
-    let (mut sxy, mut sxx) = (0.0, 0.0);
-    for p in pts {
-        sxy += (p.0 as f64 - mx) * (p.1 as f64 - my);
-        sxx += (p.0 as f64 - mx).powi(2);
-    }
-    let c = if sxx > 0.0 { sxy / sxx } else { 0.0 };
-    (c, my - c * mx)
-}
-
-/// "12.1N − 3.0 (linear)".
+/// "12.1N − 3 (linear)".
 pub fn describe(pts: &[(usize, u64)]) -> String {
-    let (c, d) = line(pts);
-    let sign = if d < 0.0 { "−" } else { "+" };
-    format!("{c:.1}N {sign} {:.1} ({})", d.abs(), class(pts))
+    crate::rmr::fit(pts).to_string()
 }
 
 /// The row of "O(f(N)) RMRs per passage": holds when the measured class is `class` and every
@@ -167,20 +137,6 @@ pub fn space(v: &Value) -> Result<Judged, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn classes_of_known_sequences() {
-        let f = |g: fn(usize) -> u64| -> Vec<(usize, u64)> {
-            [2, 4, 8, 16, 32].iter().map(|&n| (n, g(n))).collect()
-        };
-        assert_eq!(class(&f(|_| 9)), "constant");
-        assert_eq!(class(&f(|n| 11 * n as u64 - 4)), "linear");
-        assert_eq!(class(&f(|n| (n * (n - 1) / 2) as u64)), "quadratic");
-        assert_eq!(class(&f(|n| (n * n * n) as u64)), "super-quadratic");
-        let (c, d) = line(&f(|n| 3 * n as u64 + 5));
-        assert!((c - 3.0).abs() < 1e-9 && (d - 5.0).abs() < 1e-9);
-        assert_eq!(describe(&f(|n| 2 * n as u64)), "2.0N + 0.0 (linear)");
-    }
 
     #[test]
     fn a_point_over_its_bound_differs() {

@@ -58,7 +58,7 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         "000/bw-bakery-rmr",
         "§5, Fig. 3",
         "Black-White Bakery: O(N) RMRs per passage in CC (Theorem 9's argument)",
-        "O(N); counted from the figure ≤ 12N − 4",
+        "O(N); counted from the figure ≤ 11N − 4",
         vec![growth::command(l, "bw-bakery", "cc", "")],
         |o| growth::judge(&o[0], "linear"),
     ));
