@@ -23,7 +23,9 @@
 //! - **LK-11 (preempt only unused grants)**: a grantor learns from a holder's Release of the
 //!   other kind that the holder completed its transition; such a grant is never the target
 //!   of a Preempt (it would be ignored and block the grantor's preemptingNow until the holder
-//!   moves again), and a preemption aimed at it is aimed again.
+//!   moves again), and a preemption aimed at it is aimed again: after any change at the
+//!   grantor, for its oldest pending request (Algorithm 5 preempts only on receipt of a
+//!   Request, so such a preemption is counted on Lemma 6's machinery path, `Cause::inferred`).
 //! - **LK-13 (grant identity)**: Grant, Preempt and Relinquish carry the timestamp of the
 //!   granted request; a process counts only grants of its current request, and a Relinquish
 //!   returns only the grant it names.
@@ -69,8 +71,11 @@
 //! on rings, grids and complete graphs was live; on random graphs a few runs keep one
 //! process waiting past a watchdog of 20 000 time units while the others keep moving (a
 //! parked request keeps its timestamp but not its places; docs/message-passing.md); with 10^6 they complete.
-//! Lemma 6's 6(|N_i| + 1) holds for LMUTIN; in LKCS a transition that waits on the
-//! configuration parks (FAILED, PARK, RESUME, grants again), which the lemma does not count.
+//! Lemma 6 (counted per path by `crate::mp::paths`, messages charged as its proof does): no
+//! transition on the no-preemption or the preemption path has exceeded 3(|N_i| + 1) or
+//! 6(|N_i| + 1) in any run we made; a transition that waits on the configuration parks
+//! (FAILED, PARK, RESUME, grants again) and is on the machinery path, which the lemma does not
+//! bound. LK-15 and LK-16 can be switched off in tests ([`Rules`]), each with a run that fails.
 
 mod grantor;
 mod msg;
