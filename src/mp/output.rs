@@ -155,7 +155,7 @@ fn lemma6(results: &[MpResult]) -> String {
         "trans",
         "max",
         "mean",
-        "bound max",
+        "bound max/mean",
         "over",
         "worst",
         "by kind (mean)",
@@ -181,7 +181,10 @@ fn lemma6(results: &[MpResult]) -> String {
                 p.transitions.to_string(),
                 p.messages_max.to_string(),
                 format!("{:.2}", p.messages_mean),
-                opt(p.bound_max),
+                match (p.bound_max, p.bound_mean) {
+                    (Some(b), Some(m)) => format!("{b}/{m:.2}"),
+                    _ => "-".into(),
+                },
                 opt(p.over_bound),
                 match (p.worst_process, p.worst_transition) {
                     (Some(w), Some(i)) => format!("p{w}#{i}"),
@@ -200,7 +203,8 @@ fn lemma6(results: &[MpResult]) -> String {
     }
     format!(
         "\nseed 004 Lemma 6: messages per transition by path, self-messages included \
-         (bound max: the largest of its processes' bounds; over: transitions above their own \
+         (bound max/mean: the largest and the mean of the bounds at its transitions' own \
+         processes; over: transitions above their own \
          process's bound; worst: the costliest, as process#transition)\n{}{blocked}",
         t.render()
     )
