@@ -78,10 +78,25 @@ pub struct WatchdogOpt {
     pub watchdog: Option<f64>,
 }
 
+/// `sim`'s default watchdog in mean cycles of one process (pause, critical section and a
+/// round trip of the channel), when that exceeds its floor of 10^6 time units. A wait that
+/// only a neighbour's next request can end (seed 004 under light load: a lower bound l_i met
+/// again only when a neighbour enters) grows with the pause, so a fixed bound would report
+/// that wait, which the paper's model (processes request forever) has too, as a failure.
+pub const WATCHDOG_CYCLES: f64 = 1000.0;
+
 impl WatchdogOpt {
     /// The bound given, or `default`.
     pub fn get(&self, default: f64) -> f64 {
         self.watchdog.unwrap_or(default)
+    }
+
+    /// The bound given, or the larger of `floor` and [`WATCHDOG_CYCLES`] mean cycles of the
+    /// model's workload.
+    pub fn scaled(&self, floor: f64, model: &Model) -> f64 {
+        let cycle = model.ncs.mean() + model.cs.mean() + 2.0 * model.cd.mean();
+        self.watchdog
+            .unwrap_or_else(|| floor.max(WATCHDOG_CYCLES * cycle))
     }
 }
 

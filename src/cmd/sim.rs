@@ -10,7 +10,7 @@ use crate::opts::{Format, TraceOpt};
 
 /// Options of `sim`.
 #[derive(clap::Args, Debug, Clone)]
-#[command(mut_arg("watchdog", |a| a.help("A request unserved for this many time units is a liveness failure; default 1e6.")))]
+#[command(mut_arg("watchdog", |a| a.help("A request unserved for this many time units is a liveness failure; default the larger of 1e6 and 1000 mean cycles (ncs + cs + 2 cd).")))]
 #[command(mut_arg("trace", |a| a.help("Print every simulated event to stderr (for small runs).")))]
 pub struct Args {
     /// The model.
@@ -22,7 +22,7 @@ pub struct Args {
     /// Let channels reorder messages (only for algorithms that allow it).
     #[arg(long)]
     pub non_fifo: bool,
-    /// `--watchdog`: in simulated time units (default 1e6).
+    /// `--watchdog`: in simulated time units (default the larger of 1e6 and 1000 mean cycles).
     #[command(flatten)]
     pub watchdog: WatchdogOpt,
     /// `--trace`: print every simulated event to stderr (for small runs).
@@ -54,7 +54,7 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
     let opts = SimOptions {
         seeds: args.seeds,
         fifo: !args.non_fifo,
-        watchdog: args.watchdog.get(1e6),
+        watchdog: args.watchdog.scaled(1e6, &model),
         trace: args.trace.trace,
         jobs: args.jobs,
     };

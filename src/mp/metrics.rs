@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-use super::{Charge, Message, Pid};
+use super::paths::{Lemma6, PathTally};
+use super::{Charge, Message, Observation, Pid};
 use crate::metrics::fairness::Fairness;
 
 /// Per-run message and timing tallies, independent of the runtime.
@@ -55,6 +56,11 @@ pub struct Tally {
     pub busy_time: f64,
     /// Most processes inside at once.
     pub inside_max: usize,
+    /// Per process: the longest waiting time.
+    pub per_proc_wait_max: Vec<f64>,
+    /// Messages per transition by path and kind (seed 004's Lemma 6), where the runtime
+    /// keeps them (the simulator, for the local critical-section algorithms).
+    pub paths: Option<PathTally>,
 }
 
 impl Tally {
@@ -85,12 +91,24 @@ impl Tally {
             inside_integral: 0.0,
             busy_time: 0.0,
             inside_max: 0,
+            per_proc_wait_max: vec![0.0; n],
+            paths: None,
+        }
+    }
+
+    /// An observation of process `p` at time `now` (per-transition paths, where kept).
+    pub fn observe(&mut self, p: Pid, now: f64, obs: Observation) {
+        if let Some(d) = self.paths.as_mut() {
+            d.observe(p, now, obs);
         }
     }
 
     /// Counts one message from `from` to `to`, as its sender and its receiver.
     #[inline]
     pub fn message<M: Message>(&mut self, from: Pid, to: Pid, msg: &M) {
+        if let Some(d) = self.paths.as_mut() {
+            d.message(from, to, msg);
+        }
         self.sent(from, to, msg);
         self.received(from, to, msg);
     }
@@ -122,6 +140,13 @@ impl Tally {
                     Some(&mut self.cur[from])
                 } else {
                     self.prev[from].as_mut()
+                }
+            }
+            Charge::Of(p) => {
+                if self.entered[p] || self.prev[p].is_none() {
+                    Some(&mut self.cur[p])
+                } else {
+                    self.prev[p].as_mut()
                 }
             }
         };
@@ -158,6 +183,11 @@ impl Tally {
         if others == 0 {
             return;
         }
+        if let Some(d) = self.paths.as_mut() {
+            for to in (0..n).filter(|&to| to != from) {
+                d.message(from, to, msg);
+            }
+        }
         let kind = msg.kind();
         let size = msg.size_ints() as u64;
         let slot = match msg.charge() {
@@ -175,6 +205,13 @@ impl Tally {
                     Some(&mut self.cur[from])
                 } else {
                     self.prev[from].as_mut()
+                }
+            }
+            Charge::Of(p) => {
+                if self.entered[p] || self.prev[p].is_none() {
+                    Some(&mut self.cur[p])
+                } else {
+                    self.prev[p].as_mut()
                 }
             }
         };
@@ -206,12 +243,18 @@ impl Tally {
         self.cur[p] = (0, 0);
         self.open[p] = true;
         self.entered[p] = false;
+        if let Some(d) = self.paths.as_mut() {
+            d.start(p);
+        }
     }
 
     /// Process `p`'s current request was served: its previous one closes.
     pub fn entered(&mut self, p: Pid) {
         self.entered[p] = true;
         self.close_prev(p);
+        if let Some(d) = self.paths.as_mut() {
+            d.completed(p);
+        }
     }
 
     fn close_prev(&mut self, p: Pid) {
@@ -272,6 +315,9 @@ impl Tally {
             a.0 += b.0;
             a.1 += b.1;
         }
+        for (a, b) in self.per_proc_wait_max.iter_mut().zip(&o.per_proc_wait_max) {
+            *a = a.max(*b);
+        }
     }
 
     /// Records a waiting time of process `p`.
@@ -281,6 +327,22 @@ impl Tally {
         self.wait_count += 1;
         self.per_proc_wait[p].0 += w;
         self.per_proc_wait[p].1 += 1;
+        self.per_proc_wait_max[p] = self.per_proc_wait_max[p].max(w);
+    }
+
+    /// Per process: transitions (requests) waited for, mean and longest wait.
+    pub fn waits_by_process(&self) -> Vec<ProcessWait> {
+        self.per_proc_wait
+            .iter()
+            .zip(&self.per_proc_wait_max)
+            .enumerate()
+            .map(|(p, (&(sum, count), &max))| ProcessWait {
+                process: p,
+                waits: count,
+                mean: sum / count.max(1) as f64,
+                max,
+            })
+            .collect()
     }
 
     /// Records the causal hops of a waiting time: the longest chain of messages from the
@@ -322,6 +384,19 @@ fn add_hops(acc: &mut (u64, u64, u64), h: u64) {
     acc.0 += h;
     acc.1 = acc.1.max(h);
     acc.2 += 1;
+}
+
+/// One process's waiting times.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ProcessWait {
+    /// The process.
+    pub process: Pid,
+    /// Waits recorded (requests; local CS: entries and exits).
+    pub waits: u64,
+    /// Mean waiting time.
+    pub mean: f64,
+    /// Longest waiting time.
+    pub max: f64,
 }
 
 /// Messages of one kind, per request.
@@ -420,6 +495,12 @@ pub struct MpResult {
     pub starvation_sessions_max: Option<u64>,
     /// TokenGME: the bound m(n + 1) − 1.
     pub starvation_bound: Option<u64>,
+    /// Per process: waits, mean and longest waiting time (the distribution behind
+    /// `waiting_time_mean` / `_max`).
+    pub waiting_by_process: Vec<ProcessWait>,
+    /// Seed 004: messages per transition by path and kind against Lemma 6 (the simulator, for
+    /// lmutin and lkcs; null elsewhere).
+    pub lemma6: Option<Lemma6>,
 }
 
 impl MpResult {
@@ -469,6 +550,8 @@ impl MpResult {
         self.concurrency_max = t.inside_max;
         self.fairness_jain = t.wait_fairness();
         self.time = time;
+        self.waiting_by_process = t.waits_by_process();
+        self.lemma6 = t.paths.as_ref().map(PathTally::summary);
     }
 }
 

@@ -20,6 +20,7 @@ pub mod model;
 pub mod mpi;
 pub mod output;
 pub mod paper;
+pub mod paths;
 pub mod run_config;
 pub mod safety;
 pub mod sim;
@@ -85,6 +86,24 @@ pub enum Charge {
     /// of a token): the previous request while the sender waits for a new one, else the
     /// current one.
     SenderHeld,
+    /// A third process's current transition (seed 004's Lemma 6 charges a Preempt, the
+    /// Relinquish it returns and the grant given again to the request that caused the
+    /// preemption); like `SenderHeld`, its previous one while it waits in a new one. Runtimes
+    /// whose processes keep their own tallies (threads, MPI) count it in the totals only.
+    Of(Pid),
+}
+
+/// The path of seed 004's Lemma 6 a transition took: the messages charged to it and what its
+/// process observed ([`Observation::Path`]) decide; the highest wins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Path {
+    /// Request, one Grant per grantor, Release: 3(|N_i| + 1) messages.
+    NoPreemption,
+    /// A grant taken back (Preempt, Relinquish, the grant again): 6(|N_i| + 1).
+    Preemption,
+    /// Also a rule outside the lemma (seed 004's leader and TriggerNomination, or a rule of
+    /// ours such as parking, LK-15): no bound from the lemma.
+    Machinery,
 }
 
 /// A message of one algorithm.
@@ -96,6 +115,10 @@ pub trait Message: Clone + Send + std::fmt::Debug + Serialize + DeserializeOwned
     fn size_ints(&self) -> usize;
     /// Whose request this message is charged to.
     fn charge(&self) -> Charge;
+    /// The path of seed 004's Lemma 6 this message puts the transition it is charged to on.
+    fn path(&self) -> Path {
+        Path::NoPreemption
+    }
 }
 
 /// Something an algorithm reports about itself for the checks (no effect on its behaviour).
@@ -106,6 +129,11 @@ pub enum Observation {
     SessionsWaited(u64),
     /// TokenGME: a new session started.
     SessionStarted,
+    /// Seed 004: this process's current transition took (at least) this path of Lemma 6.
+    Path(Path),
+    /// Seed 004: this process's current transition waits on the configuration (true: from
+    /// now on, false: no longer), a wait that only a neighbour's move can end.
+    Blocked(bool),
 }
 
 /// What an algorithm may ask of the runtime that drives it.

@@ -96,5 +96,116 @@ pub fn render(results: &[MpResult], format: Format) -> String {
         t.row(row);
     }
     out.push_str(&t.render());
+    out.push_str(&waits(results));
+    out.push_str(&lemma6(results));
     out
+}
+
+/// Per result, how waiting is spread over the processes: the worst process by longest wait.
+fn waits(results: &[MpResult]) -> String {
+    let mut t = Table::new(|i| if i == 0 { Align::Left } else { Align::Right });
+    t.row([
+        "algo",
+        "seed",
+        "wait mean",
+        "wait max",
+        "worst",
+        "its mean",
+        "its waits",
+    ])
+    .rule();
+    let mut any = false;
+    for r in results {
+        let Some(w) = r
+            .waiting_by_process
+            .iter()
+            .max_by(|a, b| a.max.total_cmp(&b.max))
+        else {
+            continue;
+        };
+        any = true;
+        t.row([
+            r.algo.clone(),
+            r.seed.to_string(),
+            format!("{:.2}", r.waiting_time_mean),
+            format!("{:.2}", r.waiting_time_max),
+            format!("p{}", w.process),
+            format!("{:.2}", w.mean),
+            w.waits.to_string(),
+        ]);
+    }
+    if !any {
+        return String::new();
+    }
+    format!(
+        "\nwaiting per process (the process with the longest wait; every process in JSON \
+         `waiting_by_process`)\n{}",
+        t.render()
+    )
+}
+
+/// Seed 004's Lemma 6 by path, for the results that have it.
+fn lemma6(results: &[MpResult]) -> String {
+    let mut t = Table::new(|i| if i <= 2 { Align::Left } else { Align::Right });
+    t.row([
+        "algo",
+        "seed",
+        "path",
+        "bound",
+        "trans",
+        "max",
+        "mean",
+        "bound max/mean",
+        "over",
+        "worst",
+        "by kind (mean)",
+    ])
+    .rule();
+    let mut blocked = String::new();
+    let mut any = false;
+    for r in results {
+        let Some(l) = &r.lemma6 else { continue };
+        any = true;
+        for p in &l.paths {
+            let kinds: Vec<String> = p
+                .by_kind
+                .iter()
+                .map(|k| format!("{} {:.2}", k.kind, k.per_transition))
+                .collect();
+            let opt = |x: Option<u64>| x.map_or("-".into(), |v| v.to_string());
+            t.row([
+                r.algo.clone(),
+                r.seed.to_string(),
+                p.path.clone(),
+                p.bound.clone().unwrap_or_else(|| "-".into()),
+                p.transitions.to_string(),
+                p.messages_max.to_string(),
+                format!("{:.2}", p.messages_mean),
+                match (p.bound_max, p.bound_mean) {
+                    (Some(b), Some(m)) => format!("{b}/{m:.2}"),
+                    _ => "-".into(),
+                },
+                opt(p.over_bound),
+                match (p.worst_process, p.worst_transition) {
+                    (Some(w), Some(i)) => format!("p{w}#{i}"),
+                    _ => "-".into(),
+                },
+                kinds.join(", "),
+            ]);
+        }
+        blocked.push_str(&format!(
+            "{} seed {}: {} transitions waited on the configuration, mean {:.2}, max {:.2}\n",
+            r.algo, r.seed, l.blocked_transitions, l.blocked_wait_mean, l.blocked_wait_max
+        ));
+    }
+    if !any {
+        return String::new();
+    }
+    format!(
+        "\nseed 004 Lemma 6: messages per transition by path, self-messages included \
+         (bound max/mean: the largest and the mean of the bounds at its transitions' own \
+         processes; over: transitions above their own \
+         process's bound; worst: the costliest, as process#transition)\n{}{blocked}",
+        t.render()
+    )
 }

@@ -137,6 +137,7 @@ impl<M: Message, A: Algorithm<Msg = M>> Runtime<M> for Ctx<'_, M, A> {
         self.core.exited(self.me);
     }
     fn observe(&mut self, obs: Observation) {
+        self.core.tally.observe(self.me, self.core.now, obs);
         if let Observation::SessionsWaited(s) = obs {
             let m = self.core.sessions_waited_max.get_or_insert(0);
             *m = (*m).max(s);

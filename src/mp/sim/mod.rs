@@ -61,6 +61,7 @@ fn run_with<A: Algorithm>(
     let s = &cfg.run.setup;
     let mut procs: Vec<A> = (0..s.n).map(|p| make(p, s)).collect();
     let mut core: Core<A::Msg> = Core::new(&cfg.run, cfg.fifo, cfg.trace, cast);
+    core.tally.paths = super::paths::PathTally::for_run(&cfg.run);
     start(&mut core, &procs);
     // Deferred receipts (see below) where hops are not tracked and nothing is traced.
     core.deferred.lazy = defer && !cfg.trace && !core.hops.on;
@@ -222,6 +223,9 @@ where
     let run = &cfg.run;
     core.account_time();
     core.tally.finish();
+    if let Some(d) = core.tally.paths.as_mut() {
+        d.finish(core.now);
+    }
     let safety = &core.safety;
     core.tally.inside_integral = safety.inside_integral;
     core.tally.busy_time = safety.busy_time;
