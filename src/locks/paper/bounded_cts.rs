@@ -59,6 +59,8 @@
 //! with no unplaced predecessor (Kahn's algorithm; if a cycle were ever read, the smallest id
 //! of least in-degree, so a Scan always returns a permutation).
 
+use std::sync::Mutex;
+
 use crate::locks::paper::cts::{mark, pack, Monitor, Timestamps};
 use crate::mem::{Home, Memory, WideRegister};
 
@@ -106,6 +108,21 @@ pub struct BoundedCts<M: Memory, const MUT: u8 = 0, const SHADOW: bool = false> 
     lay: Layout,
     regs: Box<[M::Wide]>,
     monitor: Monitor,
+    /// Which label each record points at, fed only by marks (scheduled memory).
+    ghost: Mutex<Trace>,
+}
+
+/// The traceable-use invariant's ghost: labels numbered per process by their final writes.
+#[derive(Debug)]
+struct Trace {
+    /// Labels each process finished (marked its Label's end) so far.
+    written: Vec<u64>,
+    /// The `seq` of each process's last finished label.
+    seq: Vec<i64>,
+    /// `read[p][q]`: the number of q's label p's Label in progress last read of q.
+    read: Vec<Vec<u64>>,
+    /// `recorded[p][q]`: the number of q's label p's current label recorded.
+    recorded: Vec<Vec<u64>>,
 }
 
 /// The bounded CTS with the unbounded one in lockstep (tests and `verify` only): every
@@ -183,6 +200,12 @@ impl<M: Memory, const MUT: u8, const SHADOW: bool> Timestamps<M> for BoundedCts<
             lay,
             regs,
             monitor: Monitor::new(n),
+            ghost: Mutex::new(Trace {
+                written: vec![0; n],
+                seq: vec![-1; n],
+                read: vec![vec![0; n]; n],
+                recorded: vec![vec![0; n]; n],
+            }),
         }
     }
 
@@ -199,6 +222,7 @@ impl<M: Memory, const MUT: u8, const SHADOW: bool> Timestamps<M> for BoundedCts<
         // 1: collect
         for q in (0..n).filter(|&q| q != p) {
             self.read(p, q, &mut buf);
+            self.mem.mark(p, mark::READ, [q as i64, 1]);
             s[q] = buf[Layout::SEQ];
             for v in [buf[lay.rec(p)], buf[lay.ann(p)]] {
                 if v >= 0 {
@@ -219,6 +243,7 @@ impl<M: Memory, const MUT: u8, const SHADOW: bool> Timestamps<M> for BoundedCts<
         if MUT != mutant::NO_RECHECK {
             for q in (0..n).filter(|&q| q != p) {
                 self.read(p, q, &mut buf);
+                self.mem.mark(p, mark::READ, [q as i64, 2]);
                 if buf[Layout::SEQ] != s[q] {
                     seen[q] = -1;
                 }
@@ -307,7 +332,63 @@ impl<M: Memory, const MUT: u8, const SHADOW: bool> Timestamps<M> for BoundedCts<
                 args[0], args[1]
             ));
         }
+        if at == mark::READ || at == mark::LABEL_END {
+            let mut g = self.ghost.lock().unwrap_or_else(|e| e.into_inner());
+            if at == mark::READ {
+                let q = args[0] as usize;
+                g.read[p][q] = self.current(&g, q);
+            } else {
+                g.written[p] += 1;
+                g.seq[p] = self.seq_of(p);
+                g.recorded[p] = g.read[p].clone();
+            }
+            self.traceable_use(&g)?;
+        }
         self.monitor.step(p, at, args)
+    }
+}
+
+impl<M: Memory, const MUT: u8, const SHADOW: bool> BoundedCts<M, MUT, SHADOW> {
+    /// The invariant the argument above rests on, checked at every Label's read and end (a
+    /// mark runs in the same step as the access before it, so registers and ghost agree):
+    /// whenever `rec_y[x]` equals x's current `seq`, y's label recorded x's current label, not
+    /// an earlier one of the same value.
+    fn traceable_use(&self, g: &Trace) -> Result<(), String> {
+        let (n, lay) = (self.lay.n, self.lay);
+        let mut w = vec![0; lay.words()];
+        for y in 0..n {
+            self.regs[y].peek(&mut w);
+            // y's label written but never marked finished recorded what y last read.
+            let recorded = if self.current(g, y) > g.written[y] {
+                &g.read[y]
+            } else {
+                &g.recorded[y]
+            };
+            for x in (0..n).filter(|&x| x != y) {
+                let r = w[lay.rec(x)];
+                let now = self.current(g, x);
+                if r >= 0 && r == self.seq_of(x) && recorded[x] != now {
+                    return Err(format!(
+                        "bounded cts: traceable use broken: rec[{y}][{x}] = {r} = seq of {x}, but {y}'s label recorded {x}'s label {} and {x} is at its label {now}",
+                        recorded[x]
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// x's `seq` now (peeking).
+    fn seq_of(&self, x: usize) -> i64 {
+        let mut w = vec![0; self.lay.words()];
+        self.regs[x].peek(&mut w);
+        w[Layout::SEQ]
+    }
+
+    /// The number of x's current label: its finished ones, plus one written but never marked
+    /// finished (x frozen by `verify` right after the write, before the mark).
+    fn current(&self, g: &Trace, x: usize) -> u64 {
+        g.written[x] + u64::from(self.seq_of(x) != g.seq[x])
     }
 }
 

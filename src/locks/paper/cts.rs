@@ -65,10 +65,12 @@ pub mod mark {
     /// The bounded CTS left its lockstep with the unbounded one; args (x, y): the bounded
     /// Scan ordered x before y by a recorded precedence, the unbounded labels the other way.
     pub const DIVERGED: u32 = 105;
+    /// A Label's read of another process's register; args (q, collect: 1 or 2).
+    pub const READ: u32 = 106;
 
     /// Whether `line` is one of these marks.
     pub fn is_cts(line: u32) -> bool {
-        (LABEL_BEGIN..=DIVERGED).contains(&line)
+        (LABEL_BEGIN..=READ).contains(&line)
     }
 }
 
