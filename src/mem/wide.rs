@@ -89,7 +89,7 @@ impl WideRegister for NativeWide {
             }
             fence(Ordering::Acquire);
             let s2 = self.seq.load(Ordering::Relaxed);
-            if s1 == s2 && s1 % 2 == 0 {
+            if s1 == s2 && s1.is_multiple_of(2) {
                 return;
             }
             std::hint::spin_loop();
