@@ -30,7 +30,7 @@ use serde::Serialize;
 use super::cell::Cell;
 use super::gate::Gate;
 use super::tally::ProcStats;
-use super::{Home, Memory, Register, WaitPolicy};
+use super::{Home, Memory, Register, WaitPolicy, WideRegister};
 
 pub use super::cell::{Access, Model};
 pub use super::tally::Section;
@@ -308,8 +308,50 @@ impl Register for CountingRegister {
     }
 }
 
+/// A counted multi-word register: a counted register (its cell carries the charge, the cache
+/// state and the write count) and the words, copied inside the cell's lock, so one wide access
+/// is one charged access, atomic on real threads.
+#[derive(Clone, Debug)]
+pub struct CountingWide {
+    reg: CountingRegister,
+    words: Arc<parking_lot::Mutex<Vec<i64>>>,
+}
+
+impl WideRegister for CountingWide {
+    fn words(&self) -> usize {
+        self.words.lock().len()
+    }
+
+    fn read(&self, p: usize, out: &mut [i64]) {
+        self.reg.access(p, Access::Read, |v| {
+            out.copy_from_slice(&self.words.lock());
+            *v
+        });
+    }
+
+    fn write(&self, p: usize, new: &[i64]) {
+        self.reg.access(p, Access::Write, |v| {
+            self.words.lock().copy_from_slice(new);
+            *v += 1;
+            *v
+        });
+    }
+
+    fn peek(&self, out: &mut [i64]) {
+        out.copy_from_slice(&self.words.lock());
+    }
+}
+
 impl Memory for CountingMemory {
     type Reg = CountingRegister;
+    type Wide = CountingWide;
+
+    fn wide(&self, home: Home, words: usize, init: i64) -> CountingWide {
+        CountingWide {
+            reg: self.register(home, 0),
+            words: Arc::new(parking_lot::Mutex::new(vec![init; words])),
+        }
+    }
 
     fn register(&self, home: Home, init: i64) -> CountingRegister {
         let id = self.sh.next_id.fetch_add(1, Ordering::Relaxed);

@@ -15,10 +15,12 @@ pub mod native;
 pub mod schedule;
 pub mod scheduled;
 pub mod tally;
+pub mod wide;
 
 pub use counting::{CountingMemory, Model, Section};
 pub use native::{Aborted, NativeMemory, WaitPolicy};
 pub use scheduled::{set_mark_observer, set_observer, ScheduledMemory};
+pub use wide::WideRegister;
 
 /// Where a register lives. Under the DSM model an access is local only when the accessing
 /// process is the register's home; under CC the home does not matter.
@@ -64,10 +66,16 @@ pub trait Register: Send + Sync {
 pub trait Memory: Clone + Send + Sync + 'static {
     /// The register type of this memory.
     type Reg: Register;
+    /// The multi-word register type of this memory ([`wide`]).
+    type Wide: WideRegister;
 
     /// Allocates one register with initial value `init`. Native registers are each padded to
     /// their own cache line pair, so registers of different processes never share a line.
     fn register(&self, home: Home, init: i64) -> Self::Reg;
+
+    /// Allocates one multi-word register of `words` words, each `init`, written only by its
+    /// home process. One read or write of it is one access (one step, at most one RMR).
+    fn wide(&self, home: Home, words: usize, init: i64) -> Self::Wide;
 
     /// Allocates `len` registers, the `i`-th at `home(i)`.
     fn array(&self, len: usize, home: impl Fn(usize) -> Home, init: i64) -> Box<[Self::Reg]> {

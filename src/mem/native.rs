@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crossbeam_utils::CachePadded;
 
+use super::wide::NativeWide;
 use super::{Home, Memory, Register};
 
 /// How a process busy-waits.
@@ -140,9 +141,14 @@ impl Register for NativeRegister {
 
 impl Memory for NativeMemory {
     type Reg = NativeRegister;
+    type Wide = NativeWide;
 
     fn register(&self, _home: Home, init: i64) -> NativeRegister {
         NativeRegister(CachePadded::new(AtomicI64::new(init)))
+    }
+
+    fn wide(&self, _home: Home, words: usize, init: i64) -> NativeWide {
+        NativeWide::new(words, init)
     }
 
     #[inline(always)]

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use std::sync::atomic::{AtomicI64, Ordering};
 
-use super::{Home, Memory, Register};
+use super::{Home, Memory, Register, WideRegister};
 
 thread_local! {
     /// Called after every write: the verifier checks the lock's invariants here, so they are
@@ -201,11 +201,49 @@ impl Register for ScheduledRegister {
     }
 }
 
+/// A multi-word register of the scheduled memory: one scheduling point before each access,
+/// then the whole copy, with nothing yielding in between (so it is one atomic step). Shuttle
+/// runs every task on one OS thread, so the lock is never contended.
+#[derive(Debug)]
+pub struct ScheduledWide(std::sync::Mutex<Vec<i64>>);
+
+impl ScheduledWide {
+    fn words(&self) -> std::sync::MutexGuard<'_, Vec<i64>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl WideRegister for ScheduledWide {
+    fn words(&self) -> usize {
+        self.words().len()
+    }
+
+    fn read(&self, _p: usize, out: &mut [i64]) {
+        step();
+        out.copy_from_slice(&self.words());
+    }
+
+    fn write(&self, _p: usize, v: &[i64]) {
+        step();
+        self.words().copy_from_slice(v);
+        observe();
+    }
+
+    fn peek(&self, out: &mut [i64]) {
+        out.copy_from_slice(&self.words());
+    }
+}
+
 impl Memory for ScheduledMemory {
     type Reg = ScheduledRegister;
+    type Wide = ScheduledWide;
 
     fn register(&self, _home: Home, init: i64) -> ScheduledRegister {
         ScheduledRegister(AtomicI64::new(init))
+    }
+
+    fn wide(&self, _home: Home, words: usize, init: i64) -> ScheduledWide {
+        ScheduledWide(std::sync::Mutex::new(vec![init; words]))
     }
 
     fn mark(&self, p: usize, line: u32, args: [i64; 2]) {

@@ -16,7 +16,7 @@ use crate::locks::paper::{
     burns_lamport, burns_lamport::BurnsLamport, bw_bakery, bw_bakery::BwBakery, bwb_gme,
     bwb_gme::BwbGme, bwb_gme::NaiveBwbGme, glb, glb::Glb, lamport_bakery,
     lamport_bakery::LamportBakery, ub_bakery, ub_bakery::BBakery, ub_bakery::UbBakery, zehavi,
-    zehavi::ZehaviKex,
+    zehavi::ZehaviKex, zehavi::ZehaviKexBounded,
 };
 use crate::locks::reference::{clh, clh::Clh, mcs, mcs::Mcs, tas, tas::Tas, tas::Ttas};
 use crate::locks::{Builder, CountingBuilder, LockInfo, Params};
@@ -117,6 +117,7 @@ pub fn registry() -> Vec<LockEntry> {
         generic_entry!(bwb_gme::INFO, BwbGme),
         generic_entry!(bwb_gme::NAIVE, NaiveBwbGme),
         generic_entry!(zehavi::INFO, ZehaviKex),
+        generic_entry!(zehavi::INFO_BOUNDED, ZehaviKexBounded),
     ]
 }
 

@@ -52,6 +52,7 @@ safe_under_explored_schedules! {
     glb: "glb",
     bwb_gme: "bwb-gme",
     zehavi_kex: "zehavi-kex",
+    zehavi_kex_bounded: "zehavi-kex-bounded",
     mcs: "mcs",
     clh: "clh",
     tas: "tas",
@@ -65,4 +66,44 @@ fn the_naive_exit_breaks_group_mutual_exclusion() {
     opts.schedules = 4000;
     let r = verify(&entry, &opts, false).unwrap();
     assert!(matches!(r.outcome, Outcome::Violation { .. }), "{r}");
+}
+
+/// Algorithm 1 over the bounded CTS with the unbounded CTS's label carried in every register:
+/// one schedule drives both, every precedence a bounded Scan records is checked against the
+/// unbounded labels, and CTS Properties 1 and 2 at every Scan; at k = 1 and k = 2.
+#[test]
+fn the_bounded_cts_runs_in_lockstep_with_the_unbounded_one() {
+    use crate::locks::paper::bounded_cts::Lockstep;
+    use crate::locks::paper::zehavi::{Zehavi, INFO_BOUNDED};
+    use crate::mem::ScheduledMemory;
+    let entry = super::LockEntry {
+        info: INFO_BOUNDED,
+        native: |p| Box::new(Zehavi::<_, Lockstep<_>>::new(p.native(), p)),
+        bench: |_, _| Err(crate::runner::spec::RunFailure("verify only".into())),
+        scheduled: Some(|p| Box::new(Zehavi::<_, Lockstep<_>>::new(ScheduledMemory, p))),
+        counting: None,
+    };
+    for (n, k, schedules) in [(2, 1, 300), (3, 1, 300), (3, 2, 300), (4, 2, 150)] {
+        let mut opts = VerifyOptions::new(n);
+        opts.schedules = schedules;
+        opts.k = k;
+        opts.seed = 7 + n as u64;
+        let r = verify(&entry, &opts, false).unwrap();
+        assert_eq!(r.outcome, Outcome::Safe, "n = {n}, k = {k}: {r}");
+    }
+}
+
+/// The bounded CTS's mutants that break Property 1 are caught by the CTS checks.
+#[test]
+fn the_bounded_cts_mutants_that_break_property_1_are_caught() {
+    for name in ["keep-seq", "no-record"] {
+        let m = crate::verify::mutants::select(&format!("zehavi-kex-bounded/{name}")).unwrap();
+        let mut opts = VerifyOptions::new(3);
+        opts.schedules = 500;
+        let r = verify(&crate::verify::mutants::entry(&m[0]), &opts, false).unwrap();
+        assert!(
+            matches!(r.outcome, Outcome::Violation { .. }),
+            "{name}: {r}"
+        );
+    }
 }

@@ -126,6 +126,15 @@ pub fn bound(lock: &str, model: Model, n: usize) -> Option<Bound> {
             n,
             "seed 001 Lemma 7: doorway ≤ 19n+2, while loop local in DSM, line 12 n, exit 3n+1",
         )),
+        // As zehavi-kex with the bounded CTS's Label (line 3: 2n + 1 accesses of multi-word
+        // registers, one own read, two collects of n − 1, two own writes) for the unbounded
+        // one's n + 1; Scan (line 6) n reads as before: doorway ≤ 20n + 2.
+        ("zehavi-kex-bounded", cc) => Some(linear(
+            if cc { 54 } else { 24 },
+            3,
+            n,
+            "seed 001 Lemma 7 over the bounded CTS: doorway ≤ 20n+2 (Label 2n+1), line 12 n, exit 3n+1, while loop as zehavi-kex",
+        )),
         // Acquire: write next, swap tail, write locked, link, one re-read after the hand-off;
         // release: read next, CAS tail, one re-read of next, hand-off write.
         ("mcs", true) => Some(constant(

@@ -99,6 +99,10 @@ pub fn catalogue() -> Vec<Mutant> {
         m!("zehavi-kex", "no-reveal", "5", "Reveal[p] ← True dropped", None, zehavi::Zehavi<S, UnboundedCts<S>, { zehavi::mutant::NO_REVEAL }>),
         m!("zehavi-kex", "no-ignore-clear", "8", "Ignore[p][i] ← False dropped", None, zehavi::Zehavi<S, UnboundedCts<S>, { zehavi::mutant::NO_IGNORE_CLEAR }>),
         m!("zehavi-kex", "no-compete-delete", "11.a.i", "deleting processes with !Compete[i][p] dropped", None, zehavi::Zehavi<S, UnboundedCts<S>, { zehavi::mutant::NO_COMPETE_DELETE }>),
+        m!("zehavi-kex-bounded", "no-recheck", "3 (Label step 3)", "the re-collect dropped: records trusted from the first collect", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::NO_RECHECK }>>),
+        m!("zehavi-kex-bounded", "keep-seq", "3 (Label step 4)", "the new seq is the old one", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::KEEP_SEQ }>>),
+        m!("zehavi-kex-bounded", "no-trace", "3 (Label step 4)", "values others record or announce of p no longer excluded", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::NO_TRACE }>>),
+        m!("zehavi-kex-bounded", "no-record", "3 (Label step 5)", "rec_p[q] ← −1 for every q", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::NO_RECORD }>>),
     ]
 }
 

@@ -1,6 +1,7 @@
 //! The shared-memory algorithms of the papers, each written once over the register
 //! abstraction, faithful to its figure.
 
+pub mod bounded_cts;
 pub mod burns_lamport;
 pub mod bw_bakery;
 pub mod bwb_gme;

@@ -11,14 +11,17 @@
 //! k-exclusion, starvation freedom with fewer than k crashed processes, FIFE, bounded exit,
 //! O(n) RMRs in both CC and DSM (Lemma 7).
 //!
-//! The CTS here is [`UnboundedCts`] (unbounded 64-bit labels), not the paper's bounded one: so
-//! this instance is **not bounded-space**; every other register is a boolean. The DSM placement
+//! `zehavi-kex` runs over [`UnboundedCts`] (unbounded 64-bit labels), so it is **not
+//! bounded-space**; `zehavi-kex-bounded` runs the same code over [`BoundedCts`], whose every
+//! register lies in a finite domain (see its module for the construction, which is ours, not
+//! the paper's reference [19]). Every other register is a boolean. The DSM placement
 //! follows the paper: `Compete[i][p]`, `Ignore[i][p]`, `Order<[i][p]`, `Allow[i][p]`,
 //! `Reveal[p]` and `Discover[i][p][·]` are local to p.
 
 use std::sync::Mutex;
 
-use crate::locks::paper::cts::{Timestamps, UnboundedCts};
+use crate::locks::paper::bounded_cts::BoundedCts;
+use crate::locks::paper::cts::{mark, Timestamps, UnboundedCts};
 use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
 use crate::mem::{Home, Memory, Register};
 
@@ -32,6 +35,18 @@ pub const INFO: LockInfo = LockInfo {
     rmr: "O(n) CC and DSM (Lemma 7)",
     safe: true,
     notes: "FIFE, not FCFS; over an unbounded 64-bit CTS (the paper's is bounded)",
+};
+
+/// `zehavi-kex-bounded`: the same Algorithm 1 over the bounded CTS.
+pub const INFO_BOUNDED: LockInfo = LockInfo {
+    name: "zehavi-kex-bounded",
+    problem: Problem::KExclusion,
+    source: "seed 001 Algorithm 1 (Zehavi k-exclusion) over a bounded CTS of our own",
+    fcfs: false,
+    bounded: true,
+    rmr: "O(n) CC and DSM (Lemma 7)",
+    safe: true,
+    notes: "FIFE; bounded space: CTS labels in {0..2n-1}, records in {-1..2n-1}, registers of 2n+1 words (not ref. [19]'s CTS)",
 };
 
 /// An n × n array of boolean registers, element [i][p] homed at p.
@@ -116,6 +131,9 @@ struct Position {
 
 /// `zehavi-kex` with the unbounded CTS.
 pub type ZehaviKex<M> = Zehavi<M, UnboundedCts<M>, 0>;
+
+/// `zehavi-kex-bounded`: the bounded CTS.
+pub type ZehaviKexBounded<M> = Zehavi<M, BoundedCts<M>, 0>;
 
 const T: i64 = 1;
 const F: i64 = 0;
@@ -276,6 +294,10 @@ impl<M: Memory, C: Timestamps<M>, const MUT: u8> Lock for Zehavi<M, C, MUT> {
     /// marks, on p's own registers (p is their only writer, and a process frozen mid-protocol
     /// makes no marks, so its registers are left as they are).
     fn lemma_step(&self, p: usize, at: u32, args: [i64; 2]) -> Result<(), String> {
+        // Lines 3 and 6: the CTS's Properties 1 and 2 (and its lockstep, when it runs one).
+        if mark::is_cts(at) {
+            return self.cts.lemma_step(p, at, args);
+        }
         let mut g = self.ghost.lock().unwrap_or_else(|e| e.into_inner());
         let me = &mut g[p];
         let i = args[0] as usize;
