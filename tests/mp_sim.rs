@@ -393,6 +393,7 @@ vary = "n"
 values = [3, 6]
 compare = ["token-gme", "ra2"]
 paper = "size ratio 2.22 at n = 5"
+quote = [{ at = 3, metric = "message_size", value = 2.22 }]
 [[figure]]
 name = "7b"
 vary = "hot"
@@ -403,7 +404,7 @@ paper = "priority better"
     )
     .unwrap();
     let out = lockbench()
-        .args(["sim", "--format", "json", "--paper"])
+        .args(["sim", "--format", "json", "--seeds", "2", "--paper"])
         .arg(&path)
         .output()
         .unwrap();
@@ -413,15 +414,26 @@ paper = "priority better"
         String::from_utf8_lossy(&out.stderr)
     );
     let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(rows.len(), 4);
+    // Two points a figure, four ratios a point.
+    assert_eq!(rows.len(), 16);
     for r in &rows {
         assert_eq!(r["failures"], 0, "{r}");
-        for k in ["messages", "message_size", "waiting_time", "throughput"] {
-            assert!(f(r, k) > 0.0 && f(r, k).is_finite(), "{k} in {r}");
-        }
+        let ratio = &r["ratio"];
+        assert_eq!(ratio["seeds"], 2, "{r}");
+        let (lo, med, hi) = (f(ratio, "lo"), f(ratio, "median"), f(ratio, "hi"));
+        assert!(med > 0.0 && med.is_finite(), "{r}");
+        assert!(lo <= med && med <= hi, "{r}");
     }
     assert_eq!(rows[0]["ratio_of"], "token-gme/ra2");
-    assert_eq!(rows[3]["ratio_of"], "token-gme/token-gme-fifo");
+    assert_eq!(rows[0]["metric"], "messages");
+    assert_eq!(rows[15]["ratio_of"], "token-gme/token-gme-fifo");
+    let quoted = rows
+        .iter()
+        .find(|r| r["metric"] == "message_size" && r["value"] == 3.0)
+        .unwrap();
+    assert_eq!(quoted["paper"], 2.22);
+    assert!(quoted["paper_inside"].is_boolean());
+    assert!(rows[0]["paper"].is_null());
     // The shipped suite parses (only its first figure's first point would run in a test).
     std::fs::write(
         &path,
