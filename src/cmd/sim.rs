@@ -16,9 +16,10 @@ pub struct Args {
     /// The model.
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Run this many seeds (seed, seed + 1, ...) of each algorithm.
-    #[arg(long, default_value_t = 1)]
-    pub seeds: u64,
+    /// Run this many seeds (seed, seed + 1, ...) of each algorithm (default 1; with `--paper`,
+    /// seeds 1..=N of every point, default the suite's `seeds`, else 5).
+    #[arg(long)]
+    pub seeds: Option<u64>,
     /// Let channels reorder messages (only for algorithms that allow it).
     #[arg(long)]
     pub non_fifo: bool,
@@ -32,6 +33,10 @@ pub struct Args {
     /// are ignored; the suite names its algorithms).
     #[arg(long)]
     pub paper: Option<PathBuf>,
+    /// With `--paper`: a smoke run of the suite (30 requests, n at most 12, at most 2 seeds;
+    /// seconds), not the paper's points.
+    #[arg(long, requires = "paper")]
+    pub quick: bool,
     /// Simulations run at once, one per thread (0: one per CPU). Results do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
@@ -41,18 +46,21 @@ pub struct Args {
 pub fn exec(args: &Args) -> anyhow::Result<i32> {
     if let Some(path) = &args.paper {
         let format = args.model.format.pick("sim", WRITES, Format::Table)?;
-        return paper::run(path, format, args.jobs);
+        let seeds = match args.seeds {
+            None => 0,
+            Some(s) if (1..=MAX_SEEDS).contains(&s) => s as usize,
+            Some(s) => return Err(usage(format!("--seeds {s}: use 1 to {MAX_SEEDS}"))),
+        };
+        return paper::run(path, format, args.jobs, seeds, args.quick);
     }
     let model = args.model.model()?;
     let format = args.model.format.pick("sim", WRITES, Format::Table)?;
-    if args.seeds == 0 || args.seeds > MAX_SEEDS {
-        return Err(usage(format!(
-            "--seeds {}: use 1 to {MAX_SEEDS}",
-            args.seeds
-        )));
+    let seeds = args.seeds.unwrap_or(1);
+    if seeds == 0 || seeds > MAX_SEEDS {
+        return Err(usage(format!("--seeds {seeds}: use 1 to {MAX_SEEDS}")));
     }
     let opts = SimOptions {
-        seeds: args.seeds,
+        seeds,
         fifo: !args.non_fifo,
         watchdog: args.watchdog.scaled(1e6, &model),
         trace: args.trace.trace,

@@ -1,19 +1,30 @@
 //! Seed 003's experiment (Fig. 6 (a)–(f): TokenGME / RA2; Fig. 7 (a)–(b): priority / FIFO
 //! type selection) as ratio tables, from a TOML suite such as
-//! `bench-configs/message-passing-paper.toml`. The paper's figures were lost in extraction;
-//! what its text reports is printed beside our ratios, never used to tune them.
+//! `bench-configs/message-passing-paper.toml`.
+//!
+//! Every point runs both algorithms over several seeds. Each metric's ratio is the
+//! Hodges–Lehmann estimate over the seeds (the median of every numerator-seed /
+//! denominator-seed ratio) with Moses' distribution-free interval (95% from 5 seeds a side;
+//! the whole range, at the level it has, with fewer), as `compare` computes for rounds. The
+//! paper's figures were lost in extraction: the values its text gives (the suite's `quote`s)
+//! are printed beside our intervals, never used to tune them.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::algo::{self, Setup};
+use super::metrics::MpResult;
 use super::run_config::RunConfig;
 use super::sim::{self, SimConfig};
 use super::topo::Graph;
 use super::workload::Dist;
 use crate::error::UsageError;
 use crate::opts::Format;
+use crate::report::compare::ratio_estimate;
+
+/// Seeds per point when the suite names none.
+pub const DEFAULT_SEEDS: usize = 5;
 
 /// The base point every figure varies one parameter of.
 #[derive(Clone, Debug, Deserialize)]
@@ -33,6 +44,19 @@ pub struct Base {
     pub hot: [f64; 2],
 }
 
+/// A value the paper's text gives for one ratio of one point.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Quote {
+    /// The value of the figure's parameter; absent: every value of the figure.
+    #[serde(default)]
+    pub at: Option<f64>,
+    /// Which ratio.
+    pub metric: Metric,
+    /// The paper's ratio.
+    pub value: f64,
+}
+
 /// One figure: a parameter swept over values, two algorithms compared.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -50,6 +74,9 @@ pub struct Figure {
     pub n: Option<usize>,
     /// What the paper's text reports for this figure.
     pub paper: String,
+    /// The numbers in that text, each tied to a point and a ratio.
+    #[serde(default)]
+    pub quote: Vec<Quote>,
 }
 
 /// A suite.
@@ -58,98 +85,327 @@ pub struct Figure {
 pub struct Suite {
     /// Requests per process (500 in the paper).
     pub requests: u64,
-    /// Seeds averaged per point.
-    pub seeds: u64,
+    /// Seeds per point and algorithm (default [`DEFAULT_SEEDS`]).
+    #[serde(default = "default_seeds")]
+    pub seeds: usize,
     /// The base point.
     pub base: Base,
     /// The figures.
     pub figure: Vec<Figure>,
 }
 
-/// One row of a ratio table.
-#[derive(Clone, Debug, Serialize)]
-pub struct Row {
-    /// Figure.
-    pub figure: String,
-    /// Parameter varied.
-    pub vary: String,
-    /// Its value.
-    pub value: f64,
-    /// "A/B".
-    pub ratio_of: String,
-    /// Messages per request, A / B.
-    pub messages: f64,
-    /// Mean message size, A / B.
-    pub message_size: f64,
-    /// Mean waiting time, A / B.
-    pub waiting_time: f64,
-    /// Throughput, A / B.
-    pub throughput: f64,
-    /// Safety violations and liveness failures over both algorithms' runs.
-    pub failures: u64,
-    /// Wall seconds for the point (its simulations run at once, up to `--jobs`).
-    pub wall_seconds: f64,
-    /// Seconds its simulations took, summed (each on one core).
-    pub run_seconds: f64,
+fn default_seeds() -> usize {
+    DEFAULT_SEEDS
 }
 
-/// Runs the suite in `path` and prints its tables.
-pub fn run(path: &Path, format: Format, jobs: usize) -> anyhow::Result<i32> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
-    let suite: Suite = toml::from_str(&text)
-        .map_err(|e| UsageError(format!("{}: {}", path.display(), e.message())))?;
-    let mut rows = Vec::new();
-    let mut out = String::new();
-    for fig in &suite.figure {
-        for a in &fig.compare {
-            if algo::info(a).is_none() {
-                return Err(
-                    UsageError(format!("figure {}: unknown algorithm `{a}`", fig.name)).into(),
-                );
+impl Suite {
+    /// Reads and checks a suite file (unknown algorithms and parameters are usage errors).
+    pub fn load(path: &Path) -> anyhow::Result<Suite> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+        let suite: Suite = toml::from_str(&text)
+            .map_err(|e| UsageError(format!("{}: {}", path.display(), e.message())))?;
+        suite.check()?;
+        Ok(suite)
+    }
+
+    fn check(&self) -> Result<(), UsageError> {
+        for fig in &self.figure {
+            for a in &fig.compare {
+                if algo::info(a).is_none() {
+                    return Err(UsageError(format!(
+                        "figure {}: unknown algorithm `{a}`",
+                        fig.name
+                    )));
+                }
+            }
+            if !["m", "n", "ncs", "cs", "cd", "hot"].contains(&fig.vary.as_str()) {
+                return Err(UsageError(format!(
+                    "figure {}: cannot vary `{}` (m, n, ncs, cs, cd, hot)",
+                    fig.name, fig.vary
+                )));
             }
         }
-        if format == Format::Table {
-            out.push_str(&format!(
-                "Fig. {} — {} / {} varying {}\n  paper: {}\n  {:>8}  {:>8}  {:>8}  {:>8}  {:>8}  {:>6}  {:>6}\n",
-                fig.name, fig.compare[0], fig.compare[1], fig.vary, fig.paper,
-                fig.vary, "msgs", "size", "wait", "thrpt", "wall s", "run s"
-            ));
-        }
-        for &v in &fig.values {
-            let row = point(&suite, fig, v, jobs)?;
-            if format == Format::Table {
-                out.push_str(&format!(
-                    "  {:>8}  {:>8.3}  {:>8.3}  {:>8.3}  {:>8.3}  {:>6.1}  {:>6.1}{}\n",
-                    v,
-                    row.messages,
-                    row.message_size,
-                    row.waiting_time,
-                    row.throughput,
-                    row.wall_seconds,
-                    row.run_seconds,
-                    if row.failures > 0 { "  FAILURES" } else { "" }
-                ));
-                print!("{out}");
-                out.clear();
-            }
-            rows.push(row);
+        Ok(())
+    }
+}
+
+/// The four ratios of a point (for messages, size and waiting time below 1 favours the
+/// numerator; for throughput above 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Metric {
+    /// Messages per request.
+    Messages,
+    /// Mean message size in integers.
+    MessageSize,
+    /// Mean waiting time.
+    WaitingTime,
+    /// Throughput.
+    Throughput,
+}
+
+impl Metric {
+    /// All four, in table order.
+    pub const ALL: [Metric; 4] = [
+        Metric::Messages,
+        Metric::MessageSize,
+        Metric::WaitingTime,
+        Metric::Throughput,
+    ];
+
+    fn of(self, r: &MpResult) -> f64 {
+        match self {
+            Metric::Messages => r.messages_per_request_mean,
+            Metric::MessageSize => r.message_size_mean,
+            Metric::WaitingTime => r.waiting_time_mean,
+            Metric::Throughput => r.throughput,
         }
     }
-    if format == Format::Json {
-        println!("{}", serde_json::to_string_pretty(&rows)?);
+
+    fn short(self) -> &'static str {
+        match self {
+            Metric::Messages => "msgs",
+            Metric::MessageSize => "size",
+            Metric::WaitingTime => "wait",
+            Metric::Throughput => "thrpt",
+        }
+    }
+}
+
+/// A ratio over seeds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ratio {
+    /// Hodges–Lehmann estimate: the median of every numerator / denominator pair of seeds
+    /// (with one seed, the one ratio).
+    pub median: f64,
+    /// Lower bound of Moses' interval (equal to `median` with one seed).
+    pub lo: f64,
+    /// Upper bound.
+    pub hi: f64,
+    /// The interval's confidence level (0.968 for 5 seeds a side, 0.667 for 2; 0 for one).
+    pub level: f64,
+    /// Seeds run per algorithm.
+    pub seeds: usize,
+}
+
+impl Ratio {
+    /// From the per-seed values of the numerator and of the denominator (NaN when either is
+    /// all zero).
+    pub fn of(num: &[f64], den: &[f64]) -> Ratio {
+        let seeds = num.len().min(den.len());
+        match ratio_estimate(den, num) {
+            Some(e) => {
+                let (lo, hi, level) = e
+                    .interval
+                    .map_or((e.median, e.median, 0.0), |i| (i.low, i.high, i.level));
+                Ratio {
+                    median: e.median,
+                    lo,
+                    hi,
+                    level,
+                    seeds,
+                }
+            }
+            None => Ratio {
+                median: f64::NAN,
+                lo: f64::NAN,
+                hi: f64::NAN,
+                level: 0.0,
+                seeds,
+            },
+        }
+    }
+
+    /// Whether `x` lies in `[lo, hi]`.
+    pub fn contains(&self, x: f64) -> bool {
+        self.lo <= x && x <= self.hi
+    }
+}
+
+/// One ratio of one point of one figure: what the ledger of paper claims reads.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct PointResult {
+    /// Figure, e.g. `6f`.
+    pub figure: String,
+    /// The parameter the figure varies (`m`, `n`, `ncs`, `cs`, `cd`, `hot`).
+    pub param: String,
+    /// Its value at this point (for `hot`, α).
+    pub value: f64,
+    /// Processes at this point (smaller than the paper's in a quick run).
+    pub n: usize,
+    /// Requests per process.
+    pub requests: u64,
+    /// "numerator/denominator", e.g. `token-gme/ra2`.
+    pub ratio_of: String,
+    /// Which ratio.
+    pub metric: Metric,
+    /// The ratio over seeds.
+    pub ratio: Ratio,
+    /// The paper's value, where its text gives one for this point and metric.
+    pub paper: Option<f64>,
+    /// Whether the paper's value lies in our interval (null without a paper value).
+    pub paper_inside: Option<bool>,
+    /// Safety violations and liveness failures over the point's runs (both algorithms).
+    pub failures: u64,
+}
+
+/// In a quick run: requests per process, the largest n, and the most seeds.
+pub const QUICK_REQUESTS: u64 = 30;
+/// See [`QUICK_REQUESTS`].
+pub const QUICK_MAX_N: usize = 12;
+/// See [`QUICK_REQUESTS`].
+pub const QUICK_SEEDS: usize = 2;
+
+/// The suite a quick run measures: [`QUICK_REQUESTS`] requests, n at most [`QUICK_MAX_N`]
+/// (a figure varying n keeps only its values up to that), at most [`QUICK_SEEDS`] seeds.
+/// Seconds in all on one core; the ratios are smoke, not the paper's points.
+pub fn quick(suite: &Suite) -> Suite {
+    let mut s = suite.clone();
+    s.requests = s.requests.min(QUICK_REQUESTS);
+    s.seeds = s.seeds.clamp(1, QUICK_SEEDS);
+    s.base.n = s.base.n.min(QUICK_MAX_N);
+    for f in &mut s.figure {
+        f.n = f.n.map(|n| n.min(QUICK_MAX_N));
+        if f.vary == "n" {
+            f.values.retain(|&v| v as usize <= QUICK_MAX_N);
+            if f.values.is_empty() {
+                f.values.push(QUICK_MAX_N as f64);
+            }
+        }
+    }
+    s
+}
+
+/// Runs every point of `suite` over seeds 1..=`seeds` (0: the suite's own count), both
+/// algorithms, all at once up to one simulation per CPU; `quick` runs [`quick`]'s suite.
+/// Four results per point (one per [`Metric`]), in the suite's order.
+pub fn run_suite(suite: &Suite, seeds: usize, quick: bool) -> anyhow::Result<Vec<PointResult>> {
+    let mut out = Vec::new();
+    each_point(suite, seeds, quick, 0, |_, mut p| {
+        out.append(&mut p.results);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// A point's results and what it cost.
+struct Point {
+    results: Vec<PointResult>,
+    wall_seconds: f64,
+    run_seconds: f64,
+}
+
+fn each_point(
+    suite: &Suite,
+    seeds: usize,
+    quick_run: bool,
+    jobs: usize,
+    mut sink: impl FnMut(&Figure, Point) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    suite.check()?;
+    let mut s = if quick_run {
+        quick(suite)
     } else {
-        print!("{out}");
+        suite.clone()
+    };
+    if seeds > 0 {
+        s.seeds = if quick_run {
+            seeds.min(QUICK_SEEDS)
+        } else {
+            seeds
+        };
     }
-    Ok(if rows.iter().any(|r| r.failures > 0) {
+    for fig in &s.figure {
+        for &v in &fig.values {
+            sink(fig, point(&s, fig, v, jobs)?)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the suite in `path` over `seeds` seeds (0: the suite's) and prints its tables;
+/// exit code 1 when a run failed its checks.
+pub fn run(
+    path: &Path,
+    format: Format,
+    jobs: usize,
+    seeds: usize,
+    quick_run: bool,
+) -> anyhow::Result<i32> {
+    let suite = Suite::load(path)?;
+    let mut all = Vec::new();
+    let mut header: Option<String> = None;
+    each_point(&suite, seeds, quick_run, jobs, |fig, p| {
+        if format == Format::Table {
+            if header.as_deref() != Some(fig.name.as_str()) {
+                print!("{}", figure_header(fig, p.results[0].ratio.seeds));
+                header = Some(fig.name.clone());
+            }
+            print!("{}", point_line(&p));
+        }
+        all.extend(p.results);
+        Ok(())
+    })?;
+    if format == Format::Json {
+        println!("{}", serde_json::to_string_pretty(&all)?);
+    }
+    Ok(if all.iter().any(|r| r.failures > 0) {
         1
     } else {
         0
     })
 }
 
-fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Row> {
-    let started = std::time::Instant::now();
+fn figure_header(fig: &Figure, seeds: usize) -> String {
+    let mut s = format!(
+        "Fig. {} — {} / {} varying {}, {seeds} seed(s); ratio [interval]\n  paper: {}\n  {:>6}",
+        fig.name, fig.compare[0], fig.compare[1], fig.vary, fig.paper, fig.vary
+    );
+    for m in Metric::ALL {
+        s.push_str(&format!("  {:<21}", m.short()));
+    }
+    s.push_str("  wall s   run s\n");
+    s
+}
+
+fn point_line(p: &Point) -> String {
+    let first = &p.results[0];
+    let mut s = format!("  {:>6}", first.value);
+    let mut quotes = Vec::new();
+    for r in &p.results {
+        s.push_str(&format!(
+            "  {:<21}",
+            format!(
+                "{:.3} [{:.3}, {:.3}]",
+                r.ratio.median, r.ratio.lo, r.ratio.hi
+            )
+        ));
+        if let Some(v) = r.paper {
+            let verdict = if r.paper_inside == Some(true) {
+                "inside"
+            } else {
+                "outside"
+            };
+            quotes.push(format!("{} {v} {verdict}", r.metric.short()));
+        }
+    }
+    s.push_str(&format!(
+        "  {:>6.1}  {:>6.1}",
+        p.wall_seconds, p.run_seconds
+    ));
+    if !quotes.is_empty() {
+        s.push_str(&format!("  paper: {}", quotes.join(", ")));
+    }
+    if first.failures > 0 {
+        s.push_str("  FAILURES");
+    }
+    s.push('\n');
+    s
+}
+
+/// The run configuration of one algorithm at one point and seed.
+fn config(suite: &Suite, fig: &Figure, v: f64, name: &str, seed: u64) -> SimConfig {
     let b = &suite.base;
     let mut n = fig.n.unwrap_or(b.n);
     let (mut m, mut ncs, mut cs, mut cd, mut hot) = (b.m, b.ncs, b.cs, b.cd, b.hot);
@@ -159,90 +415,154 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Row
         "ncs" => ncs = v,
         "cs" => cs = v,
         "cd" => cd = v,
-        "hot" => hot = [v, 100.0 - v],
-        other => {
-            return Err(UsageError(format!(
-                "figure {}: cannot vary `{other}` (m, n, ncs, cs, cd, hot)",
-                fig.name
-            ))
-            .into())
-        }
+        _ => hot = [v, 100.0 - v],
     }
     let mix = format!("hot:{m}:{},{}", hot[0], hot[1])
         .parse()
-        .map_err(UsageError)?;
+        .expect("a hot mix from numbers");
+    let run = RunConfig {
+        algo: name.to_string(),
+        problem: algo::info(name).expect("checked").problem,
+        setup: Setup {
+            n,
+            m,
+            graph: Graph::complete(0),
+            l: vec![0; n],
+            k: vec![n; n],
+            initial_in: vec![false; n],
+            leader: 0,
+        },
+        requests: suite.requests,
+        seed,
+        ncs: Dist::Exp(ncs),
+        cs: Dist::cs_of_mean(cs),
+        delay: Dist::Exp(cd),
+        mix,
+        watchdog: 1e9,
+    };
+    SimConfig {
+        run,
+        topology: "complete".into(),
+        fifo: true,
+        trace: false,
+    }
+}
+
+fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Point> {
+    let started = std::time::Instant::now();
     let mut runs = Vec::new();
     for (i, name) in fig.compare.iter().enumerate() {
         let info = algo::info(name).expect("checked");
         for s in 0..suite.seeds {
-            let run = RunConfig {
-                algo: name.clone(),
-                problem: info.problem,
-                setup: Setup {
-                    n,
-                    m,
-                    graph: Graph::complete(0),
-                    l: vec![0; n],
-                    k: vec![n; n],
-                    initial_in: vec![false; n],
-                    leader: 0,
-                },
-                requests: suite.requests,
-                seed: 1 + s,
-                ncs: Dist::Exp(ncs),
-                cs: Dist::cs_of_mean(cs),
-                delay: Dist::Exp(cd),
-                mix: Clone::clone(&mix),
-                watchdog: 1e9,
-            };
-            let cfg = SimConfig {
-                run,
-                topology: "complete".into(),
-                fifo: true,
-                trace: false,
-            };
-            runs.push((i, info, cfg));
+            runs.push((i, info, config(suite, fig, v, name, 1 + s as u64)));
         }
     }
+    let n = runs[0].2.run.setup.n;
     let results = super::in_parallel(&runs, jobs, |&(_, info, ref cfg)| {
         crate::with_algo!(info, |make| sim::run(cfg, make))
     });
-    let mut sums = [[0.0f64; 4]; 2];
-    let mut failures = 0;
-    let mut run_seconds = 0.0;
-    for ((i, _, _), r) in runs.iter().zip(&results) {
-        failures += r.safety_violations + u64::from(r.liveness_failure.is_some());
-        run_seconds += r.wall_seconds;
-        for (k, x) in [
-            r.messages_per_request_mean,
-            r.message_size_mean,
-            r.waiting_time_mean,
-            r.throughput,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            sums[*i][k] += x;
+    let failures = results
+        .iter()
+        .map(|r| r.safety_violations + u64::from(r.liveness_failure.is_some()))
+        .sum();
+    let side = |i: usize, m: Metric| -> Vec<f64> {
+        runs.iter()
+            .zip(&results)
+            .filter(|((j, _, _), _)| *j == i)
+            .map(|(_, r)| m.of(r))
+            .collect()
+    };
+    let results_of = Metric::ALL
+        .iter()
+        .map(|&metric| {
+            let ratio = Ratio::of(&side(0, metric), &side(1, metric));
+            let paper = fig
+                .quote
+                .iter()
+                .find(|q| q.metric == metric && q.at.is_none_or(|a| a == v))
+                .map(|q| q.value);
+            PointResult {
+                figure: fig.name.clone(),
+                param: fig.vary.clone(),
+                value: v,
+                n,
+                requests: suite.requests,
+                ratio_of: format!("{}/{}", fig.compare[0], fig.compare[1]),
+                metric,
+                ratio,
+                paper,
+                paper_inside: paper.map(|p| ratio.contains(p)),
+                failures,
+            }
+        })
+        .collect();
+    Ok(Point {
+        results: results_of,
+        wall_seconds: started.elapsed().as_secs_f64(),
+        run_seconds: results.iter().map(|r| r.wall_seconds).sum(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny() -> Suite {
+        toml::from_str(
+            r#"
+requests = 10
+seeds = 3
+[base]
+n = 4
+m = 3
+ncs = 50.0
+cs = 20.0
+cd = 10.0
+hot = [20.0, 80.0]
+[[figure]]
+name = "6f"
+vary = "n"
+values = [3, 40]
+compare = ["token-gme", "ra2"]
+paper = "size ratio 2.22 at n = 3"
+quote = [{ at = 3, metric = "message_size", value = 2.22 }]
+"#,
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn quick_keeps_small_points_and_few_seeds() {
+        let q = quick(&tiny());
+        assert_eq!(q.figure[0].values, vec![3.0]);
+        assert_eq!(q.seeds, 2);
+        let r = run_suite(&tiny(), 0, true).unwrap();
+        assert_eq!(r.len(), 4);
+        assert!(r.iter().all(|p| p.failures == 0 && p.ratio.seeds == 2));
+        let size = r.iter().find(|p| p.metric == Metric::MessageSize).unwrap();
+        assert_eq!(size.paper, Some(2.22));
+        assert_eq!(size.paper_inside, Some(size.ratio.contains(2.22)));
+        assert!(r
+            .iter()
+            .filter(|p| p.metric != Metric::MessageSize)
+            .all(|p| p.paper.is_none()));
+        for p in &r {
+            assert!(
+                p.ratio.lo <= p.ratio.median && p.ratio.median <= p.ratio.hi,
+                "{p:?}"
+            );
         }
     }
-    let ratio = |k: usize| {
-        if sums[1][k] == 0.0 {
-            f64::NAN
-        } else {
-            sums[0][k] / sums[1][k]
-        }
-    };
-    Ok(Row {
-        figure: fig.name.clone(),
-        vary: fig.vary.clone(),
-        value: v,
-        ratio_of: format!("{}/{}", fig.compare[0], fig.compare[1]),
-        messages: ratio(0),
-        message_size: ratio(1),
-        waiting_time: ratio(2),
-        throughput: ratio(3),
-        failures,
-        wall_seconds: started.elapsed().as_secs_f64(),
-        run_seconds,
-    })
+
+    #[test]
+    fn ratios_over_seeds_use_moses_intervals() {
+        let r = Ratio::of(&[2.0, 2.2, 1.8, 2.1, 1.9], &[1.0; 5]);
+        assert!((r.median - 2.0).abs() < 1e-12);
+        assert!((r.lo - 1.8).abs() < 1e-12 && (r.hi - 2.2).abs() < 1e-12 && r.seeds == 5);
+        assert!(r.level > 0.95);
+        let one = Ratio::of(&[3.0], &[2.0]);
+        assert!((one.median - 1.5).abs() < 1e-12);
+        assert_eq!((one.lo, one.hi, one.level), (one.median, one.median, 0.0));
+        assert!(Ratio::of(&[1.0], &[0.0]).median.is_nan());
+    }
 }

@@ -1,21 +1,27 @@
 //! Joung's RA2 (Distributed Computing 15, 2002), **reconstructed**: the seed names its shape
 //! (a requester with all REPLYs enters as *leader* and invites compatible outstanding requesters
-//! as *followers*; 3(n − 1) messages amortized; waiting time 2 hops) but not its exact rules, so
-//! every rule below is ours and named.
+//! as *followers*; 3(n − 1) messages amortized; waiting time 2 hops; messages carry vectors of
+//! size n) and its two vectors — VSN[j], the requests of j known here (for priority), and
+//! VF[j], the entries of j known here (whether a request is still outstanding) — but not its
+//! exact rules, so every rule below is ours and named.
 //!
-//! - **RA2-R1 (request)**: Lamport clock + 1; broadcast REQUEST(ts, forum, seq), where seq
-//!   numbers this process's requests so that late REPLYs and INVITEs for an old request are
-//!   recognised and ignored (Joung's VF vector plays this part; we keep one integer).
-//! - **RA2-R2 (on REQUEST from j for forum f)**: a process that *occupies* a forum F (inside as
-//!   leader, or left as leader while followers it invited are still inside) and is inside as
-//!   leader with f = F sends INVITE; occupying with f ≠ F, it defers; occupying F but not
-//!   inside, it applies the rules that follow. A follower
-//!   inside forum F replies when f = F, else defers. A requester of forum F ≠ f whose
-//!   (ts, id) is smaller defers. Everyone else replies at once (as RA1).
-//! - **RA2-R3 (on REPLY for the current seq)**: with n − 1 of them, enter as leader and INVITE
-//!   every process whose latest known request is for the same forum and not yet invited.
+//! - **RA2-R1 (request)**: VSN[me] + 1 numbers the request (seq); its priority is
+//!   (Σ VSN, id), which, like a Lamport clock, exceeds the priority of every request whose
+//!   REQUEST was received before; broadcast REQUEST(Σ VSN, forum, seq, VSN), where seq lets
+//!   late REPLYs and INVITEs for an old request be recognised and ignored.
+//! - **RA2-R2 (on REQUEST from j for forum f)**: merge VSN (entry-wise maximum). A process
+//!   that *occupies* a forum F (inside as leader, or left as leader while followers it
+//!   invited are still inside) and is inside as leader with f = F sends INVITE; occupying
+//!   with f ≠ F, it defers; occupying F but not inside, it applies the rules that follow. A
+//!   follower inside forum F replies when f = F, else defers. A requester of forum F ≠ f
+//!   whose priority is higher defers. Everyone else replies at once (as RA1). A REPLY
+//!   carries VF.
+//! - **RA2-R3 (on REPLY for the current seq)**: merge VF; with n − 1 of them, enter as
+//!   leader and INVITE every process whose latest known request is for the same forum and
+//!   still outstanding by VF (its seq above VF[j]).
 //! - **RA2-R4 (on INVITE)**: a process still requesting that seq enters as the inviter's
 //!   follower; otherwise it declines with DONE so the leader's count of followers drains.
+//!   Whoever enters, or invites j for request s, raises VF[me] or VF[j] to that seq.
 //! - **RA2-R5 (exit)**: a follower sends DONE to its leader and sends its deferred replies; a
 //!   leader sends its deferred replies only when it is out *and* every follower it invited has
 //!   sent DONE — this is what keeps a conflicting requester, who always needs the leader's
@@ -23,23 +29,62 @@
 //! - **RA2-R6 (honour invitations)**: a process that still occupies forum F as an earlier
 //!   leader does not enter as leader of another forum until its followers are done, since an
 //!   INVITE it sent may still be in flight.
+//! - **RA2-R7 (changed entries only)**: as in seed 003's simulation, a vector is sent with
+//!   Singhal and Kshemkalyani's scheme: only the entries that changed since this process last
+//!   sent that vector to that receiver, as (index, value) pairs, which is exact on FIFO
+//!   links (on others a receiver's vectors may lag; the rules stay safe and live, since
+//!   neither vector decides who may enter).
 //!
-//! Message size: our RA2 carries O(1) integers per message (timestamps and sequence numbers),
-//! not Joung's O(n) vectors, so message-size ratios against it are not the paper's (docs/message-passing.md
-//! says so beside the tables).
+//! Message size, in integers: REQUEST 3 + 2 per VSN entry sent, REPLY 1 + 2 per VF entry
+//! sent, INVITE 1, DONE 0.
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::setup::Setup;
 use crate::mp::{Algorithm, Charge, Group, Message, Pid, Runtime};
 
+/// The changed entries of a vector a message carries (RA2-R7): `(index, value)` pairs, the
+/// most recently changed first. A broadcast shares one list among its copies, each carrying
+/// the first `len` of it; on the wire only those are sent.
+#[derive(Clone, Debug, Default)]
+pub struct Changed {
+    pairs: Arc<[(u32, u32)]>,
+    len: u32,
+}
+
+impl Changed {
+    /// The pairs this message carries.
+    pub fn pairs(&self) -> &[(u32, u32)] {
+        &self.pairs[..self.len as usize]
+    }
+}
+
+impl Serialize for Changed {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.pairs().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Changed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Vec::<(u32, u32)>::deserialize(d)?;
+        let len = v.len() as u32;
+        Ok(Changed {
+            pairs: v.into(),
+            len,
+        })
+    }
+}
+
 /// Messages.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Ra2Msg {
-    /// REQUEST(ts, forum, seq).
-    Request(u64, Group, u64),
-    /// REPLY(seq).
-    Reply(u64),
+    /// REQUEST(priority, forum, seq, VSN's changed entries).
+    Request(u64, Group, u64, Changed),
+    /// REPLY(seq, VF's changed entries).
+    Reply(u64, Changed),
     /// INVITE(seq): enter as the sender's follower.
     Invite(u64),
     /// DONE: a follower left (or declined an invitation).
@@ -50,23 +95,132 @@ impl Message for Ra2Msg {
     fn kind(&self) -> &'static str {
         match self {
             Ra2Msg::Request(..) => "REQUEST",
-            Ra2Msg::Reply(_) => "REPLY",
+            Ra2Msg::Reply(..) => "REPLY",
             Ra2Msg::Invite(_) => "INVITE",
             Ra2Msg::Done => "DONE",
         }
     }
     fn size_ints(&self) -> usize {
         match self {
-            Ra2Msg::Request(..) => 3,
-            Ra2Msg::Reply(_) | Ra2Msg::Invite(_) => 1,
+            Ra2Msg::Request(.., v) => 3 + 2 * v.len as usize,
+            Ra2Msg::Reply(_, v) => 1 + 2 * v.len as usize,
+            Ra2Msg::Invite(_) => 1,
             Ra2Msg::Done => 0,
         }
     }
     fn charge(&self) -> Charge {
         match self {
             Ra2Msg::Request(..) | Ra2Msg::Done => Charge::Sender,
-            Ra2Msg::Reply(_) | Ra2Msg::Invite(_) => Charge::Receiver,
+            Ra2Msg::Reply(..) | Ra2Msg::Invite(_) => Charge::Receiver,
         }
+    }
+}
+
+/// A vector of size n sent with the changed-entries scheme: each entry remembers the local
+/// tick of its last change, a list keeps the entries in the order of those ticks (most recent
+/// at the tail), and `sent[j]` is the tick of the last send to j. The entries to send to j are
+/// the tail of the list down to `sent[j]`: the work is the size of the message.
+#[derive(Debug)]
+struct Vector {
+    val: Vec<u32>,
+    changed_at: Vec<u64>,
+    /// Doubly linked list over the entries; index n is the head and tail sentinel.
+    prev: Vec<u32>,
+    next: Vec<u32>,
+    tick: u64,
+    sent: Vec<u64>,
+}
+
+impl Vector {
+    fn new(n: usize) -> Self {
+        let m = n as u32;
+        Vector {
+            val: vec![0; n],
+            changed_at: vec![0; n],
+            prev: (0..=m).map(|i| if i == 0 { m } else { i - 1 }).collect(),
+            next: (0..=m).map(|i| if i == m { 0 } else { i + 1 }).collect(),
+            tick: 0,
+            sent: vec![0; n],
+        }
+    }
+
+    /// Raises entry `k` to `v`; returns whether it changed.
+    fn raise(&mut self, k: usize, v: u32) -> bool {
+        if v <= self.val[k] {
+            return false;
+        }
+        self.val[k] = v;
+        self.tick += 1;
+        self.changed_at[k] = self.tick;
+        let (p, nx, end) = (self.prev[k], self.next[k], self.val.len());
+        self.next[p as usize] = nx;
+        self.prev[nx as usize] = p;
+        let last = self.prev[end];
+        self.next[last as usize] = k as u32;
+        self.prev[k] = last;
+        self.next[k] = end as u32;
+        self.prev[end] = k as u32;
+        true
+    }
+
+    /// The entries changed since tick `since`, most recent first.
+    fn since(&self, since: u64) -> Vec<(u32, u32)> {
+        let end = self.val.len();
+        let mut out = Vec::new();
+        let mut k = self.prev[end] as usize;
+        while k != end && self.changed_at[k] > since {
+            out.push((k as u32, self.val[k]));
+            k = self.prev[k] as usize;
+        }
+        out
+    }
+
+    /// What a message to `to` carries; remembers that it was sent.
+    fn for_one(&mut self, to: Pid) -> Changed {
+        let pairs = self.since(self.sent[to]);
+        self.sent[to] = self.tick;
+        let len = pairs.len() as u32;
+        Changed {
+            pairs: pairs.into(),
+            len,
+        }
+    }
+
+    /// What a broadcast carries to each other process (one shared list); remembers it.
+    fn for_all(&mut self, me: Pid) -> Vec<Changed> {
+        let oldest = (0..self.sent.len())
+            .filter(|&j| j != me)
+            .map(|j| self.sent[j])
+            .min()
+            .unwrap_or(self.tick);
+        let pairs: Arc<[(u32, u32)]> = self.since(oldest).into();
+        let ticks: Vec<u64> = pairs
+            .iter()
+            .map(|&(k, _)| self.changed_at[k as usize])
+            .collect();
+        let mut out = Vec::with_capacity(self.sent.len());
+        for j in 0..self.sent.len() {
+            // `ticks` falls along the list: the entries newer than sent[j] are a prefix.
+            let len = ticks.partition_point(|&t| t > self.sent[j]) as u32;
+            self.sent[j] = self.tick;
+            out.push(Changed {
+                pairs: pairs.clone(),
+                len,
+            });
+        }
+        out
+    }
+
+    /// Entry-wise maximum with what a message carried; returns the sum of the raises.
+    fn merge(&mut self, c: &Changed) -> u64 {
+        let mut added = 0;
+        for &(k, v) in c.pairs() {
+            let old = self.val[k as usize];
+            if self.raise(k as usize, v) {
+                added += u64::from(v - old);
+            }
+        }
+        added
     }
 }
 
@@ -81,16 +235,20 @@ enum Role {
 #[derive(Debug)]
 pub struct Ra2 {
     me: Pid,
-    clock: u64,
-    seq: u64,
-    /// (ts, id) and forum of the outstanding or current request.
+    /// VSN: requests of each process known here; `vsn_sum` is its sum.
+    vsn: Vector,
+    vsn_sum: u64,
+    /// VF: the latest request of each process known here to have been served (entered, or
+    /// invited in).
+    vf: Vector,
+    /// Priority and forum of the outstanding or current request.
     mine: Option<((u64, Pid), Group)>,
     replies: usize,
     inside: Option<Role>,
     /// Forum occupied as leader (inside, or out with followers still inside).
     occupied: Option<Group>,
     followers_out: usize,
-    /// Latest known request of each process not yet invited: (seq, forum).
+    /// Latest REQUEST received from each process: (seq, forum).
     known: Vec<Option<(u64, Group)>>,
     deferred: Vec<Deferred>,
 }
@@ -109,8 +267,9 @@ impl Ra2 {
     pub fn new(me: Pid, s: &Setup) -> Self {
         Ra2 {
             me,
-            clock: 0,
-            seq: 0,
+            vsn: Vector::new(s.n),
+            vsn_sum: 0,
+            vf: Vector::new(s.n),
             mine: None,
             replies: 0,
             inside: None,
@@ -121,21 +280,35 @@ impl Ra2 {
         }
     }
 
+    fn seq(&self) -> u64 {
+        u64::from(self.vsn.val[self.me])
+    }
+
     fn enter_as_leader(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
         let forum = self.mine.expect("requesting").1;
         self.inside = Some(Role::Leader);
         self.occupied = Some(forum);
+        self.vf.raise(self.me, self.seq() as u32);
         rt.enter();
-        // RA2-R3: invite the compatible outstanding requesters.
+        // RA2-R3: invite the compatible requesters still outstanding by VF.
         for j in 0..self.known.len() {
             if let Some((seq, f)) = self.known[j] {
-                if f == forum && j != self.me {
-                    self.known[j] = None;
-                    self.followers_out += 1;
-                    rt.send(j, Ra2Msg::Invite(seq));
+                if f == forum && j != self.me && seq > u64::from(self.vf.val[j]) {
+                    self.invite(rt, j, seq);
                 }
             }
         }
+    }
+
+    fn invite(&mut self, rt: &mut dyn Runtime<Ra2Msg>, j: Pid, seq: u64) {
+        self.vf.raise(j, seq as u32);
+        self.followers_out += 1;
+        rt.send(j, Ra2Msg::Invite(seq));
+    }
+
+    fn reply(&mut self, rt: &mut dyn Runtime<Ra2Msg>, to: Pid, seq: u64) {
+        let vf = self.vf.for_one(to);
+        rt.send(to, Ra2Msg::Reply(seq, vf));
     }
 
     /// RA2-R3 with **RA2-R6 (honour invitations)**: a process still occupying a forum as an
@@ -190,7 +363,7 @@ impl Ra2 {
             if self.defers(d.ts, d.from, d.f) {
                 self.deferred.push(d);
             } else {
-                rt.send(d.from, Ra2Msg::Reply(d.seq));
+                self.reply(rt, d.from, d.seq);
             }
         }
     }
@@ -200,15 +373,21 @@ impl Algorithm for Ra2 {
     type Msg = Ra2Msg;
 
     fn on_request(&mut self, rt: &mut dyn Runtime<Ra2Msg>, group: Group) {
-        self.clock += 1;
-        self.seq += 1;
-        self.mine = Some(((self.clock, self.me), group));
+        // RA2-R1.
+        let seq = self.vsn.val[self.me] + 1;
+        self.vsn.raise(self.me, seq);
+        self.vsn_sum += 1;
+        self.mine = Some(((self.vsn_sum, self.me), group));
         self.replies = 0;
         if rt.n() == 1 {
             self.enter_as_leader(rt);
             return;
         }
-        rt.broadcast(Ra2Msg::Request(self.clock, group, self.seq));
+        for (j, vsn) in self.vsn.for_all(self.me).into_iter().enumerate() {
+            if j != self.me {
+                rt.send(j, Ra2Msg::Request(self.vsn_sum, group, u64::from(seq), vsn));
+            }
+        }
     }
 
     fn on_exit(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
@@ -223,28 +402,28 @@ impl Algorithm for Ra2 {
 
     fn on_message(&mut self, rt: &mut dyn Runtime<Ra2Msg>, from: Pid, msg: Ra2Msg) {
         match msg {
-            Ra2Msg::Request(ts, f, seq) => {
-                self.clock = self.clock.max(ts);
+            Ra2Msg::Request(ts, f, seq, vsn) => {
+                self.vsn_sum += self.vsn.merge(&vsn);
                 self.known[from] = Some((seq, f));
                 if self.occupied == Some(f) && self.inside == Some(Role::Leader) {
-                    self.known[from] = None;
-                    self.followers_out += 1;
-                    rt.send(from, Ra2Msg::Invite(seq));
+                    self.invite(rt, from, seq);
                 } else if self.defers(ts, from, f) {
                     self.deferred.push(Deferred { from, seq, ts, f });
                 } else {
-                    rt.send(from, Ra2Msg::Reply(seq));
+                    self.reply(rt, from, seq);
                 }
             }
-            Ra2Msg::Reply(seq) => {
-                if seq == self.seq && self.mine.is_some() && self.inside.is_none() {
+            Ra2Msg::Reply(seq, vf) => {
+                self.vf.merge(&vf);
+                if seq == self.seq() && self.mine.is_some() && self.inside.is_none() {
                     self.replies += 1;
                     self.try_lead(rt);
                 }
             }
             Ra2Msg::Invite(seq) => {
-                if seq == self.seq && self.mine.is_some() && self.inside.is_none() {
+                if seq == self.seq() && self.mine.is_some() && self.inside.is_none() {
                     self.inside = Some(Role::Follower(from));
+                    self.vf.raise(self.me, seq as u32);
                     rt.enter();
                 } else {
                     rt.send(from, Ra2Msg::Done);
@@ -255,5 +434,45 @@ impl Algorithm for Ra2 {
                 self.settle(rt);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changed_entries_rebuild_the_vector_on_fifo_links() {
+        // A sender's vector changes between sends; each receiver, merging in order what it
+        // received, holds the sender's vector as it was at the last send.
+        let mut rng = crate::workload::rng::Rng::new(7, 0);
+        let n = 6;
+        let mut v = Vector::new(n);
+        let mut at = vec![vec![0u32; n]; n];
+        for _ in 0..300 {
+            let k = (rng.next_f64() * n as f64) as usize;
+            v.raise(k, v.val[k] + 1 + (rng.next_f64() * 3.0) as u32);
+            let sends: Vec<(Pid, Changed)> = if rng.next_f64() < 0.3 {
+                v.for_all(0).into_iter().enumerate().skip(1).collect()
+            } else {
+                let to = 1 + (rng.next_f64() * (n - 1) as f64) as usize;
+                vec![(to, v.for_one(to))]
+            };
+            for (to, c) in sends {
+                assert!(c
+                    .pairs()
+                    .iter()
+                    .all(|&(k, _)| at[to][k as usize] != v.val[k as usize]));
+                for &(k, x) in c.pairs() {
+                    at[to][k as usize] = at[to][k as usize].max(x);
+                }
+                assert_eq!(at[to], v.val, "receiver {to}");
+            }
+        }
+        // Nothing changed since the last send: an empty message.
+        let to = 1;
+        v.for_one(to);
+        assert_eq!(v.for_one(to).pairs(), &[]);
+        assert_eq!(Ra2Msg::Reply(1, v.for_one(to)).size_ints(), 1);
     }
 }
