@@ -50,8 +50,8 @@ fn correct_algorithms_are_safe_under_explored_schedules() {
         checked += 1;
     }
     assert_eq!(
-        checked, 13,
-        "ticket, the four reference locks and the eight safe paper algorithms"
+        checked, 14,
+        "ticket, the four reference locks and the nine safe paper algorithms"
     );
 }
 
