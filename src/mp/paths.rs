@@ -19,7 +19,6 @@
 
 use serde::Serialize;
 
-use super::run_config::RunConfig;
 use super::{Charge, Message, Observation, Path, Pid};
 
 /// One open transition.
@@ -97,17 +96,6 @@ impl PathTally {
             blocked_max: 0.0,
             blocked_transitions: 0,
         }
-    }
-
-    /// For a run of a local critical-section algorithm (None for the others).
-    pub fn for_run(run: &RunConfig) -> Option<Self> {
-        run.local().then(|| {
-            PathTally::new(
-                (0..run.setup.n)
-                    .map(|p| run.setup.graph.neighbours(p).len() + 1)
-                    .collect(),
-            )
-        })
     }
 
     fn kind_index(&mut self, kind: &'static str) -> usize {

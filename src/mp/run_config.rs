@@ -41,6 +41,18 @@ impl RunConfig {
         self.problem == Problem::LocalCs
     }
 
+    /// The per-path tally of Lemma 6 for a local critical-section run (None for the others):
+    /// each process's closed neighbourhood |N_i| + 1 sets its bounds.
+    pub fn path_tally(&self) -> Option<super::paths::PathTally> {
+        self.local().then(|| {
+            super::paths::PathTally::new(
+                (0..self.setup.n)
+                    .map(|p| self.setup.graph.neighbours(p).len() + 1)
+                    .collect(),
+            )
+        })
+    }
+
     /// Per process, its closed neighbourhood (its neighbours and itself) for local critical
     /// sections; empty ones otherwise.
     pub fn closed_neighbourhoods(&self) -> Vec<Vec<Pid>> {

@@ -61,7 +61,7 @@ fn run_with<A: Algorithm>(
     let s = &cfg.run.setup;
     let mut procs: Vec<A> = (0..s.n).map(|p| make(p, s)).collect();
     let mut core: Core<A::Msg> = Core::new(&cfg.run, cfg.fifo, cfg.trace, cast);
-    core.tally.paths = super::paths::PathTally::for_run(&cfg.run);
+    core.tally.paths = cfg.run.path_tally();
     start(&mut core, &procs);
     // Deferred receipts (see below) where hops are not tracked and nothing is traced.
     core.deferred.lazy = defer && !cfg.trace && !core.hops.on;
