@@ -514,7 +514,7 @@ fn bw_bakery_numbers_stay_within_n_where_two_registers_pass_it() {
 }
 
 #[test]
-fn the_largest_token_is_reported_for_locks_with_bounded_tokens_only() {
+fn the_largest_token_is_reported_for_locks_whose_papers_speak_of_their_tokens() {
     for (name, n, bound) in [
         ("bw-bakery", 3, Some(3)),
         ("bwb-gme", 3, Some(4)),
@@ -537,4 +537,9 @@ fn the_largest_token_is_reported_for_locks_with_bounded_tokens_only() {
             "{name}: {r}"
         );
     }
+    // GLB's tokens are unbounded (Table 1): reported, and past N + 1 with 4 passages at N = 2.
+    let mut o = opts(2, 200);
+    o.passages = 4;
+    let r = verify(&find("glb").unwrap(), &o, false).unwrap();
+    assert!(r.largest_token.is_some_and(|t| t > 3), "seed {}: {r}", o.seed);
 }

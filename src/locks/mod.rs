@@ -82,9 +82,9 @@ pub trait Lock: Send + Sync {
     }
 
     /// The largest token number held right now (by peeking), for locks whose papers bound
-    /// their tokens (`bw-bakery`: ≤ N, `bwb-gme`: ≤ N + 1); `verify` keeps the maximum over
-    /// every write of every schedule (its report's `largest_token`). None for locks without
-    /// bounded tokens.
+    /// their tokens (`bw-bakery`: ≤ N, `bwb-gme`: ≤ N + 1) or say they are unbounded (`glb`);
+    /// `verify` keeps the maximum over every write of every schedule (its report's
+    /// `largest_token`). None for the other locks.
     fn largest_token(&self) -> Option<i64> {
         None
     }
