@@ -541,5 +541,9 @@ fn the_largest_token_is_reported_for_locks_whose_papers_speak_of_their_tokens() 
     let mut o = opts(2, 200);
     o.passages = 4;
     let r = verify(&find("glb").unwrap(), &o, false).unwrap();
-    assert!(r.largest_token.is_some_and(|t| t > 3), "seed {}: {r}", o.seed);
+    assert!(
+        r.largest_token.is_some_and(|t| t > 3),
+        "seed {}: {r}",
+        o.seed
+    );
 }
