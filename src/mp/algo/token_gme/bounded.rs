@@ -260,7 +260,10 @@ impl TokenGme {
         if !wrap {
             self.b().ssn_done_at = session;
         }
-        let t = self.token.as_mut().expect("the primary holder waits with its token");
+        let t = self
+            .token
+            .as_mut()
+            .expect("the primary holder waits with its token");
         // TGB-4: every secondary issued so far is released.
         if wrap {
             t.session = 0;
@@ -281,7 +284,10 @@ impl TokenGme {
         let s = b.smax;
         let me = self.me;
         if let Some(j) = (0..self.request.len()).find(|&j| self.req(j).0 > s) {
-            return Some(format!("p{me}: request[{j}] = {} > smax = {s}", self.req(j).0));
+            return Some(format!(
+                "p{me}: request[{j}] = {} > smax = {s}",
+                self.req(j).0
+            ));
         }
         if self.session > s {
             return Some(format!("p{me}: session = {} > smax = {s}", self.session));
@@ -291,7 +297,10 @@ impl TokenGme {
             return Some(format!("p{me}: token session = {} > smax = {s}", t.session));
         }
         if let Some(j) = t.fulfilled.iter().position(|&f| f > s) {
-            return Some(format!("p{me}: fulfilled[{j}] = {} > smax = {s}", t.fulfilled[j]));
+            return Some(format!(
+                "p{me}: fulfilled[{j}] = {} > smax = {s}",
+                t.fulfilled[j]
+            ));
         }
         let n = self.request.len() as u64;
         match t.total_issued {

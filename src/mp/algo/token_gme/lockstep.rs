@@ -70,7 +70,7 @@ fn cases() -> impl Iterator<Item = SimConfig> {
     (3..=10).flat_map(|n| {
         [(false, true), (true, true), (true, false)]
             .into_iter()
-            flat_map(move |(heavy, fifo)| (1..=4).map(move |seed| cfg(n, seed, heavy, fifo)))
+            .flat_map(move |(heavy, fifo)| (1..=4).map(move |seed| cfg(n, seed, heavy, fifo)))
     })
 }
 
@@ -86,7 +86,11 @@ fn bounded_numbers_decide_as_unbounded_ones() {
             let (b, b_log) = run(&c, |p, s| TokenGme::with_resets(p, s, sel, smax, true));
             let (u, u_log) = run(&c, |p, s| TokenGme::with_resets(p, s, sel, smax, false));
             let first = b_log.iter().zip(&u_log).position(|(x, y)| x != y);
-            assert_eq!(first, None, "smax {smax}: entries differ from #{first:?}, {:?}", c.run);
+            assert_eq!(
+                first, None,
+                "smax {smax}: entries differ from #{first:?}, {:?}",
+                c.run
+            );
             assert_eq!(b_log.len(), u_log.len());
             assert_eq!(total(&b), total(&u), "smax {smax}, {:?}", c.run);
             assert_eq!(counts(&b), counts(&u), "smax {smax}, {:?}", c.run);
@@ -129,4 +133,3 @@ fn a_number_past_smax_is_reported() {
     p.token.as_mut().unwrap().fulfilled[1] = 9;
     assert!(p.domain_violation().unwrap().contains("fulfilled[1] = 9"));
 }
-
