@@ -107,7 +107,7 @@ impl TokenGme {
     /// This process broadcasts its request numbered `num`.
     pub(super) fn numbered(&mut self, num: u64) {
         if let Some(b) = self.bounded.as_mut() {
-            b.rsn_due = num % b.smax == 0;
+            b.rsn_due = num.is_multiple_of(b.smax);
         }
     }
 
@@ -197,7 +197,7 @@ impl TokenGme {
         if b.ssn_acks_missing.is_some() {
             return true;
         }
-        if session == 0 || session % b.smax != 0 || b.ssn_done_at == Some(session) {
+        if session == 0 || !session.is_multiple_of(b.smax) || b.ssn_done_at == Some(session) {
             return false;
         }
         b.ssn_acks_missing = Some(n);
