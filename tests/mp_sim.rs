@@ -31,6 +31,9 @@ fn f(r: &Value, k: &str) -> f64 {
 }
 
 const GME_AND_MUTEX: &str = "suzuki-kasami,ricart-agrawala,token-gme,token-gme-fifo,ra1,ra2";
+/// The same and the bounded variant of TokenGME (seed 003 Section 5.2).
+const WITH_BOUNDED: &str =
+    "suzuki-kasami,ricart-agrawala,token-gme,token-gme-fifo,token-gme-bounded,ra1,ra2";
 
 #[test]
 fn every_algorithm_is_safe_and_live_over_seeds() {
@@ -41,7 +44,7 @@ fn every_algorithm_is_safe_and_live_over_seeds() {
     ] {
         let mut args = vec![
             "--algo",
-            GME_AND_MUTEX,
+            WITH_BOUNDED,
             "--n",
             n,
             "--m",
@@ -283,7 +286,7 @@ fn threaded_runtime_runs_the_same_algorithms_safely() {
         .args([
             "mp-run",
             "--algo",
-            GME_AND_MUTEX,
+            WITH_BOUNDED,
             "--n",
             "4",
             "--m",
@@ -307,7 +310,7 @@ fn threaded_runtime_runs_the_same_algorithms_safely() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v.len(), 6);
+    assert_eq!(v.len(), 7);
     let out = lockbench()
         .args([
             "mp-run",

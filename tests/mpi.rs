@@ -113,7 +113,7 @@ mod with_mpi {
     fn every_algorithm_is_safe_and_live_on_four_ranks() {
         let mut args = vec![
             "--algo",
-            "suzuki-kasami,ricart-agrawala,token-gme,token-gme-fifo,ra1,ra2,lmutin",
+            "suzuki-kasami,ricart-agrawala,token-gme,token-gme-fifo,token-gme-bounded,ra1,ra2,lmutin",
             "--n",
             "4",
             "--topology",
@@ -123,7 +123,7 @@ mod with_mpi {
         ];
         args.extend(MODEL);
         let rs = runs(&mpirun(4, &args));
-        assert_eq!(rs.len(), 7);
+        assert_eq!(rs.len(), 8);
         for r in &rs {
             safe_and_live(r);
             assert_eq!(r["ranks"], 4, "{r}");

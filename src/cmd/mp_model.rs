@@ -20,7 +20,7 @@ pub const WRITES: &[Format] = &[Format::Table, Format::Json];
 #[command(mut_arg("mix", |a| a.help("Group selection as a session mix instead of --hot: uniform:M, zipf:M:S, hot:M:A,B, ...")))]
 pub struct ModelArgs {
     /// Algorithms, comma-separated, or `all`: suzuki-kasami, ricart-agrawala, token-gme,
-    /// token-gme-fifo, ra1, ra2, lmutin, lkcs (required, but for `sim --paper`).
+    /// token-gme-fifo, token-gme-bounded, ra1, ra2, lmutin, lkcs (required, but for `sim --paper`).
     #[arg(long, value_delimiter = ',')]
     pub algo: Vec<String>,
     /// Processes.

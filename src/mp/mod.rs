@@ -205,6 +205,12 @@ pub trait Algorithm: Send + std::fmt::Debug {
     fn passive(&self, _msg: &Self::Msg) -> bool {
         false
     }
+    /// A state variable outside the domain the algorithm claims for it (seed 003 §5.2.3's
+    /// bounded sequence numbers), described; the simulator looks after every event of this
+    /// process and counts each answer as a safety violation. The default claims nothing.
+    fn out_of_domain(&self) -> Option<String> {
+        None
+    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,8 @@ pub enum Make {
     RicartAgrawala,
     /// [`super::token_gme::TokenGme`] with this type selection.
     TokenGme(Selection),
+    /// [`super::token_gme::TokenGme::new_bounded`] with this type selection and smax.
+    TokenGmeBounded(Selection, u64),
     /// [`super::ra1::Ra1`].
     Ra1,
     /// [`super::ra2::Ra2`].
@@ -79,6 +81,10 @@ const fn entry(
     }
 }
 
+/// smax of `token-gme-bounded`: request and session numbers stay in 0..=smax (seed 003 §5.2
+/// allows any smax ≥ 2; a small one resets often, which the runs then exercise).
+pub const TOKEN_GME_SMAX: u64 = 8;
+
 /// Every algorithm, in the order `sim --algo all` runs them.
 pub const ALGOS: &[AlgoInfo] = &[
     entry(
@@ -113,6 +119,16 @@ pub const ALGOS: &[AlgoInfo] = &[
             Problem::Gme,
             "seed 003 Section 4.2",
             "TokenGME with FIFO type selection (seed 003 Section 4.2)",
+        )
+    },
+    AlgoInfo {
+        bounded_sessions: true,
+        ..entry(
+            "token-gme-bounded",
+            Make::TokenGmeBounded(Selection::Priority, TOKEN_GME_SMAX),
+            Problem::Gme,
+            "seed 003 Section 5.2",
+            "TokenGME with sequence numbers reset at smax = 8 (seed 003 Section 5.2)",
         )
     },
     entry(
@@ -183,6 +199,11 @@ macro_rules! with_algo {
             }
             Make::TokenGme(selection) => {
                 let $make = move |p, s: &Setup| token_gme::TokenGme::new(p, s, selection);
+                $body
+            }
+            Make::TokenGmeBounded(selection, smax) => {
+                let $make =
+                    move |p, s: &Setup| token_gme::TokenGme::new_bounded(p, s, selection, smax);
                 $body
             }
             Make::Ra1 => {

@@ -30,6 +30,11 @@
 
 use std::collections::VecDeque;
 
+mod bounded;
+#[cfg(test)]
+mod lockstep;
+use bounded::Bounded;
+
 use serde::{Deserialize, Serialize};
 
 use super::setup::Setup;
@@ -77,6 +82,11 @@ pub struct Token {
     pub no_of_tokens_issued: u64,
     /// Primary only: the queue.
     pub queue: VecDeque<Queued>,
+    /// Primary only, bounded variant (§5.2.2): secondaries issued since the last session reset.
+    pub total_issued: Option<u64>,
+    /// Bounded variant (TGB-7): per process, the parity of request-number resets the
+    /// fulfilled entry belongs to.
+    pub epochs: Option<Vec<bool>>,
 }
 
 /// Messages.
@@ -88,6 +98,14 @@ pub enum TgMsg {
     Token(Box<Token>),
     /// RELEASE(session).
     Release(u64),
+    /// Bounded variant (§5.2.1): reset the sender's entry of the request vectors.
+    ResetRsn,
+    /// Bounded variant: a RESET_RSN is done here.
+    AckRsn,
+    /// Bounded variant (§5.2.2): reset session numbers (totalNoOfTokensIssued).
+    ResetSsn(u64),
+    /// Bounded variant: a RESET_SSN is done here.
+    AckSsn,
 }
 
 impl Message for TgMsg {
@@ -96,16 +114,24 @@ impl Message for TgMsg {
             TgMsg::Request(..) => "REQUEST",
             TgMsg::Token(_) => "TOKEN",
             TgMsg::Release(_) => "RELEASE",
+            TgMsg::ResetRsn => "RESET_RSN",
+            TgMsg::AckRsn => "ACK_RSN",
+            TgMsg::ResetSsn(_) => "RESET_SSN",
+            TgMsg::AckSsn => "ACK_SSN",
         }
     }
     fn size_ints(&self) -> usize {
         match self {
             TgMsg::Request(..) => 2,
-            TgMsg::Release(_) => 1,
+            TgMsg::Release(_) | TgMsg::ResetRsn | TgMsg::AckRsn | TgMsg::AckSsn => 1,
+            TgMsg::ResetSsn(_) => 2,
             // kind, type, session, old count, fulfilled[n]; the primary adds its issued count
-            // and (pid, number, type, age) per queued request.
+            // and (pid, number, type, age) per queued request (and, bounded, its total).
             TgMsg::Token(t) => {
-                4 + t.fulfilled.len() + if t.primary { 1 + 4 * t.queue.len() } else { 0 }
+                4 + t.fulfilled.len()
+                    + if t.primary { 1 + 4 * t.queue.len() } else { 0 }
+                    + usize::from(t.total_issued.is_some())
+                    + t.epochs.as_ref().map_or(0, |e| e.len().div_ceil(64))
             }
         }
     }
@@ -114,6 +140,8 @@ impl Message for TgMsg {
             TgMsg::Request(..) => Charge::Sender,
             TgMsg::Release(_) => Charge::SenderHeld,
             TgMsg::Token(_) => Charge::Receiver,
+            TgMsg::ResetRsn | TgMsg::ResetSsn(_) => Charge::Sender,
+            TgMsg::AckRsn | TgMsg::AckSsn => Charge::Receiver,
         }
     }
 }
@@ -143,6 +171,8 @@ pub struct TokenGme {
     queued_conflicts: usize,
     /// Secondaries issued by A2, sent after the handler's borrow of the token ends.
     outbox: Vec<(Pid, Token)>,
+    /// The bounded variant's resets (§5.2), if bounded.
+    bounded: Option<Box<Bounded>>,
 }
 
 impl TokenGme {
@@ -163,6 +193,8 @@ impl TokenGme {
                     old_no_of_tokens: 0,
                     no_of_tokens_issued: 0,
                     queue: VecDeque::new(),
+                    total_issued: None,
+                    epochs: None,
                 })
             }),
             want: None,
@@ -171,6 +203,43 @@ impl TokenGme {
             queued: vec![false; s.n],
             queued_conflicts: 0,
             outbox: Vec::new(),
+            bounded: None,
+        }
+    }
+
+    /// Process `me` of the bounded variant (seed 003 §5.2): sequence numbers in 0..=smax.
+    pub fn new_bounded(me: Pid, s: &Setup, selection: Selection, smax: u64) -> Self {
+        Self::with_resets(me, s, selection, smax, true)
+    }
+
+    /// With §5.2's reset messages and pauses every smax requests (sessions), resetting the
+    /// numbers (`wrap`, the bounded variant) or not (the unbounded reference that makes
+    /// the same exchanges, for lockstep tests).
+    pub fn with_resets(me: Pid, s: &Setup, selection: Selection, smax: u64, wrap: bool) -> Self {
+        let mut p = TokenGme::new(me, s, selection);
+        if let Some(t) = p.token.as_mut() {
+            t.total_issued = Some(0);
+            t.epochs = Some(vec![false; s.n]);
+        }
+        p.bounded = Some(Box::new(Bounded::new(s.n, smax, wrap)));
+        p
+    }
+
+    /// Whether request number `r` of `j` is newer than what token `t` fulfilled for `j`.
+    /// Bounded variant (§5.2.1, TGB-7): a fulfilled entry from before this process's last
+    /// reset of `j`'s entry is older than every request number but 0 ("smax ≺ 1").
+    fn newer(&self, t: &Token, j: Pid, r: u64) -> bool {
+        match (self.bounded.as_ref(), t.epochs.as_ref()) {
+            (Some(b), Some(e)) if b.epoch[j] != e[j] => r >= 1,
+            _ => r > t.fulfilled[j],
+        }
+    }
+
+    /// Token `t` fulfils request number `num` of `j` (TGB-7: in this process's epoch of `j`).
+    fn fulfil(bounded: Option<&Bounded>, t: &mut Token, j: Pid, num: u64) {
+        t.fulfilled[j] = num;
+        if let (Some(b), Some(e)) = (bounded, t.epochs.as_mut()) {
+            e[j] = b.epoch[j];
         }
     }
 
@@ -190,7 +259,7 @@ impl TokenGme {
     }
 
     fn pending(&self, t: &Token, j: Pid) -> bool {
-        self.req(j).0 > t.fulfilled[j]
+        self.newer(t, j, self.req(j).0)
     }
 
     /// Enter if holding a safe token of the wanted type; then release or pass if idle.
@@ -200,6 +269,7 @@ impl TokenGme {
                 self.want = None;
                 self.inside = true;
                 rt.enter();
+                self.after_entry(rt);
                 return;
             }
         }
@@ -214,7 +284,7 @@ impl TokenGme {
             return;
         }
         if t.primary {
-            if !t.queue.is_empty() {
+            if !t.queue.is_empty() && !self.session_reset_first(rt) {
                 self.a6(rt);
             }
         } else {
@@ -229,6 +299,7 @@ impl TokenGme {
                 rt.broadcast(TgMsg::Release(s));
                 // TG-8: the copy to oneself.
                 self.on_release(s);
+                self.count_release(rt);
             }
         }
     }
@@ -236,17 +307,19 @@ impl TokenGme {
     /// A2 at the primary holder (and TG-4 for scans).
     fn a2_primary(&mut self, j: Pid) {
         let (num, ty) = self.req(j);
-        let Some(t) = self.token.as_mut() else {
+        let Some(t) = self.token.as_ref() else {
             return;
         };
-        if !t.primary || num <= t.fulfilled[j] || self.queued[j] {
+        if !t.primary || self.queued[j] || !self.newer(t, j, num) {
             return;
         }
+        let t = self.token.as_mut().expect("just seen");
         let conflict_queued = self.queued_conflicts > 0;
         if ty == t.ty && !conflict_queued && j != self.me {
             // Issue a secondary (TG-3 checked above).
-            t.fulfilled[j] = num;
+            Self::fulfil(self.bounded.as_deref(), t, j, num);
             t.no_of_tokens_issued += 1;
+            Self::count_issued(t);
             let sec = Token {
                 primary: false,
                 ty: t.ty,
@@ -255,6 +328,8 @@ impl TokenGme {
                 old_no_of_tokens: t.old_no_of_tokens,
                 no_of_tokens_issued: 0,
                 queue: VecDeque::new(),
+                total_issued: None,
+                epochs: t.epochs.clone(),
             };
             self.outbox.push((j, sec));
         } else {
@@ -299,7 +374,7 @@ impl TokenGme {
         let (members, rest): (Vec<Queued>, Vec<Queued>) =
             t.queue.drain(..).partition(|q| q.ty == chosen);
         for q in &members {
-            t.fulfilled[q.pid] = q.num;
+            Self::fulfil(self.bounded.as_deref(), &mut t, q.pid, q.num);
             // The age is the number of sessions started since it was queued.
             rt.observe(Observation::SessionsWaited(q.age));
         }
@@ -317,6 +392,7 @@ impl TokenGme {
         rt.observe(Observation::SessionStarted);
         let primary_to = members[0].pid;
         for q in &members[1..] {
+            Self::count_issued(&mut t);
             let sec = Token {
                 primary: false,
                 ty: t.ty,
@@ -325,6 +401,8 @@ impl TokenGme {
                 old_no_of_tokens: t.old_no_of_tokens,
                 no_of_tokens_issued: 0,
                 queue: VecDeque::new(),
+                total_issued: None,
+                epochs: t.epochs.clone(),
             };
             rt.send(q.pid, TgMsg::Token(Box::new(sec)));
         }
@@ -347,6 +425,20 @@ impl TokenGme {
         }
     }
 
+    /// A1.
+    fn a1(&mut self, rt: &mut dyn Runtime<TgMsg>, group: Group) {
+        self.want = Some(group);
+        if self.token.as_ref().is_some_and(|t| t.ty == group) {
+            self.progress(rt);
+            return;
+        }
+        let num = self.req(self.me).0 + 1;
+        self.numbered(num);
+        rt.broadcast(TgMsg::Request(num, group));
+        // TG-8: the copy to oneself (TG-2 for a primary holder).
+        self.on_request_msg(rt, self.me, num, group);
+    }
+
     /// A REQUEST (from another process, or this process's own copy: TG-8).
     fn on_request_msg(&mut self, rt: &mut dyn Runtime<TgMsg>, j: Pid, num: u64, ty: Group) {
         if num > self.req(j).0 {
@@ -359,6 +451,8 @@ impl TokenGme {
                 },
             );
         }
+        // Bounded variant: after recording, so a reset it completes is not undone.
+        self.count_request(rt, j);
         if let Some(t) = self.token.as_ref() {
             if !t.primary && self.pending(t, j) && self.req(j).1 != t.ty {
                 self.conflict = true;
@@ -382,20 +476,22 @@ impl Algorithm for TokenGme {
     /// added to), and `progress` returns at once; neither gives or takes a token, which is
     /// all this answer depends on.
     fn passive(&self, msg: &TgMsg) -> bool {
-        self.token.is_none() && matches!(msg, TgMsg::Request(..) | TgMsg::Release(_))
+        // TGB-6: none in the bounded variant.
+        self.bounded.is_none()
+            && self.token.is_none()
+            && matches!(msg, TgMsg::Request(..) | TgMsg::Release(_))
     }
 
-    /// A1.
+    /// Bounded variant: §5.2.3's domains (none for the unbounded one).
+    fn out_of_domain(&self) -> Option<String> {
+        self.domain_violation()
+    }
+
+    /// A1 (held back during the bounded variant's RESET_RSN, TGB-2).
     fn on_request(&mut self, rt: &mut dyn Runtime<TgMsg>, group: Group) {
-        self.want = Some(group);
-        if self.token.as_ref().is_some_and(|t| t.ty == group) {
-            self.progress(rt);
-            return;
+        if !self.hold_request(group) {
+            self.a1(rt, group);
         }
-        let num = self.req(self.me).0 + 1;
-        rt.broadcast(TgMsg::Request(num, group));
-        // TG-8: the copy to oneself (TG-2 for a primary holder).
-        self.on_request_msg(rt, self.me, num, group);
     }
 
     /// A4.
@@ -421,7 +517,7 @@ impl Algorithm for TokenGme {
                 }
                 self.conflict = !primary
                     && (0..self.request.len())
-                        .any(|k| self.req(k).0 > t.fulfilled[k] && self.req(k).1 != t.ty);
+                        .any(|k| self.newer(&t, k, self.req(k).0) && self.req(k).1 != t.ty);
                 self.token = Some(t);
                 if primary {
                     // TG-4.
@@ -435,8 +531,17 @@ impl Algorithm for TokenGme {
             // A5.
             TgMsg::Release(s) => {
                 self.on_release(s);
+                self.count_release(rt);
                 self.progress(rt);
             }
+            // The bounded variant's resets (§5.2).
+            TgMsg::ResetRsn => self.on_reset_rsn(rt, from),
+            TgMsg::AckRsn => self.on_ack_rsn(rt),
+            TgMsg::ResetSsn(total) => {
+                self.on_reset_ssn(rt, from, total);
+                self.progress(rt);
+            }
+            TgMsg::AckSsn => self.on_ack_ssn(rt),
         }
     }
 }
@@ -460,6 +565,8 @@ mod tests {
                 ty: 2,
                 age: 0,
             }]),
+            total_issued: None,
+            epochs: None,
         };
         assert_eq!(
             TgMsg::Token(Box::new(t.clone())).size_ints(),

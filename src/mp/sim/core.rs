@@ -53,6 +53,8 @@ pub(super) struct Core<M> {
     keep_cycling: bool,
     pub(super) phase: Vec<Phase>,
     entries: Vec<u64>,
+    /// Every entry as (process, time), when asked for (lockstep comparisons).
+    pub(super) entry_log: Option<Vec<(Pid, f64)>>,
     pub(super) unfinished: usize,
     pub(super) tally: Tally,
     pub(super) problem: Problem,
@@ -92,6 +94,7 @@ impl<M: Message> Core<M> {
             keep_cycling: run.local(),
             phase: vec![Phase::Out; n],
             entries: vec![0; n],
+            entry_log: None,
             unfinished: if run.requests == 0 { 0 } else { n },
             tally: Tally::new(n),
             problem: run.problem,
@@ -203,6 +206,9 @@ impl<M: Message> Core<M> {
             self.violation(v);
         }
         self.phase[p] = Phase::Inside(g);
+        if let Some(log) = self.entry_log.as_mut() {
+            log.push((p, self.now));
+        }
         self.entries[p] += 1;
         if self.entries[p] == self.requests {
             self.unfinished -= 1;

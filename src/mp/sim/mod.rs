@@ -48,6 +48,17 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
     run_with(cfg, make, true, true)
 }
 
+/// [`run`], also giving every entry as (process, time) in the order they happened: two
+/// algorithms that make the same decisions give the same list.
+pub fn run_logged<A: Algorithm>(
+    cfg: &SimConfig,
+    make: impl Fn(Pid, &Setup) -> A,
+) -> (MpResult, Vec<(Pid, f64)>) {
+    let mut log = Vec::new();
+    let r = run_inner(cfg, make, true, true, Some(&mut log));
+    (r, log)
+}
+
 /// [`run`], deferring passive receipts where it may (`defer`) or never, and queueing a
 /// broadcast as one bundle where it may (`cast`) or one event per copy: the four give the
 /// same result, only faster.
@@ -57,6 +68,17 @@ fn run_with<A: Algorithm>(
     defer: bool,
     cast: bool,
 ) -> MpResult {
+    run_inner(cfg, make, defer, cast, None)
+}
+
+/// [`run_with`], filling `log` with the entries if given.
+fn run_inner<A: Algorithm>(
+    cfg: &SimConfig,
+    make: impl Fn(Pid, &Setup) -> A,
+    defer: bool,
+    cast: bool,
+    log: Option<&mut Vec<(Pid, f64)>>,
+) -> MpResult {
     let wall = Instant::now();
     let s = &cfg.run.setup;
     let mut procs: Vec<A> = (0..s.n).map(|p| make(p, s)).collect();
@@ -65,7 +87,11 @@ fn run_with<A: Algorithm>(
     start(&mut core, &procs);
     // Deferred receipts (see below) where hops are not tracked and nothing is traced.
     core.deferred.lazy = defer && !cfg.trace && !core.hops.on;
+    core.entry_log = log.is_some().then(Vec::new);
     let (events, liveness) = event_loop(&mut core, &mut procs, cfg.run.watchdog);
+    if let Some(log) = log {
+        *log = core.entry_log.take().unwrap_or_default();
+    }
     let mut r = result(cfg, core, events, liveness);
     r.wall_seconds = wall.elapsed().as_secs_f64();
     r
@@ -212,6 +238,9 @@ fn handle<A: Algorithm>(core: &mut Core<A::Msg>, procs: &mut [A], p: Pid, kind: 
             proc_.on_request(rt, g);
         }
         Kind::Leave { .. } => proc_.on_exit(rt),
+    }
+    if let Some(v) = proc_.out_of_domain() {
+        core.violation(v);
     }
 }
 
