@@ -74,6 +74,11 @@ pub fn num(v: &Value, key: &str) -> f64 {
     v.get(key).and_then(Value::as_f64).unwrap_or(0.0)
 }
 
+/// Every element of every output (the runs of several `sim` or `verify` commands at once).
+pub fn runs(o: &[Value]) -> Vec<&Value> {
+    o.iter().flat_map(items).collect()
+}
+
 /// The elements of a JSON array (one element for anything else).
 pub fn items(v: &Value) -> Vec<&Value> {
     match v.as_array() {
@@ -105,8 +110,9 @@ pub struct Explored {
     pub passages: u64,
     /// Seeds run.
     pub seeds: usize,
-    /// The largest token (number) any process held, where the lock reports one.
-    pub largest_token: Option<i64>,
+    /// The largest token (number) any process held, per process count, where the lock
+    /// reports one.
+    pub largest_by_n: Vec<(u64, i64)>,
 }
 
 impl Explored {
@@ -127,7 +133,10 @@ impl Explored {
                 e.threads.push(t);
             }
             if let Some(l) = r.get("largest_token").and_then(Value::as_i64) {
-                e.largest_token = Some(e.largest_token.map_or(l, |m| m.max(l)));
+                match e.largest_by_n.iter_mut().find(|s| s.0 == t) {
+                    Some(s) => s.1 = s.1.max(l),
+                    None => e.largest_by_n.push((t, l)),
+                }
             }
             if let Some(c) = r.get("claimed").and_then(Value::as_array) {
                 for p in c.iter().filter_map(Value::as_str) {
@@ -156,6 +165,11 @@ impl Explored {
             }
         }
         e
+    }
+
+    /// The largest token any process held, over every process count.
+    pub fn largest_token(&self) -> Option<i64> {
+        self.largest_by_n.iter().map(|s| s.1).max()
     }
 
     fn witness(&mut self, prop: &str, schedules: u64, first: &str) {

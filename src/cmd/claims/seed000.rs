@@ -187,16 +187,7 @@ fn tokens(
             let e = Explored::of(o);
             let mut j = e.property("number|token|invariant|safety");
             // The largest number any process held, per N, against N + `over`.
-            let mut seen: Vec<(u64, i64)> = Vec::new();
-            for r in o {
-                if let Some(t) = r.get("largest_token").and_then(Value::as_i64) {
-                    let n = num(r, "threads") as u64;
-                    match seen.iter_mut().find(|s| s.0 == n) {
-                        Some(s) => s.1 = s.1.max(t),
-                        None => seen.push((n, t)),
-                    }
-                }
-            }
+            let seen = &e.largest_by_n;
             if !seen.is_empty() {
                 let at: Vec<String> = seen
                     .iter()

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::checks::{args, items, num, Level};
+use super::checks::{args, items, num, runs, Level};
 use super::growth;
 use super::ledger::{Judged, Spec, Verdict};
 
@@ -25,11 +25,6 @@ const HEAVY_CONST: &str = "--m 3 --ncs const:0 --cd const:10";
 const HEAVY_EXP: &str = "--m 3 --ncs const:0 --cd exp:10";
 const LIGHT_CONST: &str = "--m 3 --ncs exp:10000000 --cd const:10";
 const LIGHT_EXP: &str = "--m 3 --ncs exp:10000000 --cd exp:10";
-
-/// Every run of every output, with the seed count.
-fn runs(o: &[Value]) -> Vec<&Value> {
-    o.iter().flat_map(items).collect()
-}
 
 fn seeds_effort(o: &[Value]) -> String {
     let r = runs(o);

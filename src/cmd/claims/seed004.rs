@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::checks::{args, items, num, Level};
+use super::checks::{args, num, runs, Level};
 use super::ledger::{Judged, Spec, Verdict};
 
 fn sim(l: &Level, algo: &str, topology: &str) -> Vec<String> {
@@ -11,10 +11,6 @@ fn sim(l: &Level, algo: &str, topology: &str) -> Vec<String> {
     args(&format!(
         "sim --algo {algo} --topology {topology} --n 9 --l 1 --k 3 --requests {requests} --seeds {seeds}"
     ))
-}
-
-fn runs(o: &[Value]) -> Vec<&Value> {
-    o.iter().flat_map(items).collect()
 }
 
 fn effort(o: &[Value]) -> String {

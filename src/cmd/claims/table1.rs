@@ -166,15 +166,13 @@ pub fn specs(l: &Level) -> Vec<Spec> {
 /// rather than with N.
 fn bounded_cell(o: &[Value], paper: &str) -> Judged {
     let e = Explored::of(o);
-    let past: Vec<String> = o
+    let past: Vec<String> = e
+        .largest_by_n
         .iter()
-        .filter_map(|r| {
-            let n = r["threads"].as_i64()?;
-            let t = r["largest_token"].as_i64()?;
-            (t > n + 1).then(|| format!("{t} at N = {n}"))
-        })
+        .filter(|(n, t)| *t > *n as i64 + 1)
+        .map(|(n, t)| format!("{t} at N = {n}"))
         .collect();
-    let ours = match (e.largest_token, &e.violation) {
+    let ours = match (e.largest_token(), &e.violation) {
         (_, Some((kind, _))) => format!("No ({})", kind.lines().next().unwrap_or("")),
         (None, None) => format!("? (no number reported; {} schedules safe)", e.run),
         (Some(_), None) if !past.is_empty() => {
