@@ -670,9 +670,12 @@ mod tests {
         let Ok(cpus) = choose_cpus(None, &topo) else {
             return;
         };
+        // The command's default batch of 64 lines: a batch of 8 local loads takes a few ns,
+        // and its median over 5 rounds could read 0 ticks of the clock (seen once: Load
+        // [0.0, 5.0]), which is the clock's resolution, not a cost.
         let s = Settings {
             cpus: cpus[..2].to_vec(),
-            lines: 8,
+            lines: 64,
             rounds: 5,
         };
         let c = measure(&s).unwrap();
