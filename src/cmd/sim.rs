@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use super::mp_model::{usage, ModelArgs, WatchdogOpt, WRITES};
 use crate::mp::batch::{self, SimOptions};
 use crate::mp::model::MAX_SEEDS;
+use crate::mp::sim::{check_crashes, Crash};
 use crate::mp::{output, paper};
 use crate::opts::{Format, TraceOpt};
 
@@ -40,6 +41,11 @@ pub struct Args {
     /// Simulations run at once, one per thread (0: one per CPU). Results do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub jobs: usize,
+    /// Crash process P at simulated time T for good (repeatable; token-gme and token-gme-fifo,
+    /// which recover as seed 003 §5.3 says). Messages to a crashed process are lost; every
+    /// other process detects the crash after a channel delay.
+    #[arg(long, value_name = "P@T")]
+    pub crash: Vec<String>,
 }
 
 /// `lockbench sim`.
@@ -65,8 +71,34 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
         watchdog: args.watchdog.scaled(1e6, &model),
         trace: args.trace.trace,
         jobs: args.jobs,
+        crashes: crashes(args, &model)?,
     };
     let results = batch::simulate(&model, &opts)?;
     print!("{}", output::render(&results, format));
     Ok(output::exit_code(&results))
 }
+
+/// The `--crash` schedule, checked against the model.
+fn crashes(args: &Args, model: &crate::mp::model::Model) -> anyhow::Result<Vec<Crash>> {
+    let crashes = args
+        .crash
+        .iter()
+        .map(|c| c.parse::<Crash>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(usage)?;
+    if crashes.is_empty() {
+        return Ok(crashes);
+    }
+    check_crashes(&crashes, model.n).map_err(usage)?;
+    if let Some(a) = model.algos.iter().find(|a| !RECOVERS.contains(&a.name)) {
+        return Err(usage(format!(
+            "--crash: {} has no crash recovery (use --algo {})",
+            a.name,
+            RECOVERS.join(" or ")
+        )));
+    }
+    Ok(crashes)
+}
+
+/// The algorithms that recover from crashes (seed 003 §5.3).
+const RECOVERS: [&str; 2] = ["token-gme", "token-gme-fifo"];

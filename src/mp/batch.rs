@@ -9,7 +9,7 @@ use super::Problem;
 use crate::error::UsageError;
 
 /// How `sim` runs a model besides the model itself.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SimOptions {
     /// Seeds per algorithm (the model's seed, seed + 1, ...).
     pub seeds: u64,
@@ -21,6 +21,8 @@ pub struct SimOptions {
     pub trace: bool,
     /// Simulations at once (0: one per CPU).
     pub jobs: usize,
+    /// Processes that crash (seed 003 §5.3; empty: none).
+    pub crashes: Vec<sim::Crash>,
 }
 
 /// Simulates every seed of every algorithm of `model`; the results in that order.
@@ -50,7 +52,7 @@ pub fn simulate(model: &Model, opts: &SimOptions) -> Result<Vec<MpResult>, Usage
     // A trace interleaves nothing: one simulation at a time.
     let jobs = if opts.trace { 1 } else { opts.jobs };
     Ok(super::in_parallel(&runs, jobs, |&(info, ref cfg)| {
-        crate::with_algo!(info, |make| sim::run(cfg, make))
+        crate::with_algo!(info, |make| sim::run_crashing(cfg, &opts.crashes, make))
     }))
 }
 

@@ -495,6 +495,13 @@ pub struct MpResult {
     pub starvation_sessions_max: Option<u64>,
     /// TokenGME: the bound m(n + 1) − 1.
     pub starvation_bound: Option<u64>,
+    /// Seed 003 §5.1 (TokenGME on the simulator; null elsewhere): events after which a
+    /// request waited that the primary holder could admit, and the first, described.
+    pub unnecessary_blocking: Option<u64>,
+    /// The first state counted in `unnecessary_blocking`.
+    pub unnecessary_blocking_first: Option<String>,
+    /// Seed 003 §5.3 (`sim --crash`; null without crashes): crashes and recovery messages.
+    pub recovery: Option<super::sim::Recovery>,
     /// Per process: waits, mean and longest waiting time (the distribution behind
     /// `waiting_time_mean` / `_max`).
     pub waiting_by_process: Vec<ProcessWait>,

@@ -211,6 +211,15 @@ pub trait Algorithm: Send + std::fmt::Debug {
     fn out_of_domain(&self) -> Option<String> {
         None
     }
+    /// A request this process could admit but keeps waiting (seed 003 §5.1), described; the
+    /// simulator looks after every event of this process and counts each answer. The
+    /// default claims nothing.
+    fn unnecessary_blocking(&self) -> Option<String> {
+        None
+    }
+    /// The perfect failure detector reports that process `p` crashed (seed 003 §5.3.1). The
+    /// default ignores it (an algorithm without recovery).
+    fn on_crash_detected(&mut self, _rt: &mut dyn Runtime<Self::Msg>, _p: Pid) {}
 }
 
 #[cfg(test)]

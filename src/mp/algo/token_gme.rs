@@ -30,15 +30,19 @@
 
 use std::collections::VecDeque;
 
+mod blocking;
 mod bounded;
+mod ft;
+#[cfg(test)]
+mod ft_tests;
 #[cfg(test)]
 mod lockstep;
+mod msg;
 use bounded::Bounded;
-
-use serde::{Deserialize, Serialize};
+pub use msg::{Queued, TgMsg, Token};
 
 use super::setup::Setup;
-use crate::mp::{Algorithm, Charge, Group, Message, Observation, Pid, Runtime};
+use crate::mp::{Algorithm, Group, Observation, Pid, Runtime};
 
 /// How the next session's type is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,100 +55,6 @@ pub enum Selection {
 
 /// The ⊥ type of the initial primary token (TG-1).
 const BOTTOM: Group = usize::MAX;
-
-/// A queued request in the primary token.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Queued {
-    /// Requesting process.
-    pub pid: Pid,
-    /// Its request number.
-    pub num: u64,
-    /// Its type.
-    pub ty: Group,
-    /// Sessions started since it was queued.
-    pub age: u64,
-}
-
-/// A token, primary or secondary.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct Token {
-    /// Primary (may issue tokens) or secondary.
-    pub primary: bool,
-    /// The type it serves.
-    pub ty: Group,
-    /// Its session number.
-    pub session: u64,
-    /// Requests fulfilled per process, as this token knows.
-    pub fulfilled: Vec<u64>,
-    /// Secondaries issued in the previous session (TG-7: on every token).
-    pub old_no_of_tokens: u64,
-    /// Primary only: secondaries issued in this session.
-    pub no_of_tokens_issued: u64,
-    /// Primary only: the queue.
-    pub queue: VecDeque<Queued>,
-    /// Primary only, bounded variant (§5.2.2): secondaries issued since the last session reset.
-    pub total_issued: Option<u64>,
-    /// Bounded variant (TGB-7): per process, the parity of request-number resets the
-    /// fulfilled entry belongs to.
-    pub epochs: Option<Vec<bool>>,
-}
-
-/// Messages.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub enum TgMsg {
-    /// REQUEST(number, type).
-    Request(u64, Group),
-    /// TOKEN.
-    Token(Box<Token>),
-    /// RELEASE(session).
-    Release(u64),
-    /// Bounded variant (§5.2.1): reset the sender's entry of the request vectors.
-    ResetRsn,
-    /// Bounded variant: a RESET_RSN is done here.
-    AckRsn,
-    /// Bounded variant (§5.2.2): reset session numbers (totalNoOfTokensIssued).
-    ResetSsn(u64),
-    /// Bounded variant: a RESET_SSN is done here.
-    AckSsn,
-}
-
-impl Message for TgMsg {
-    fn kind(&self) -> &'static str {
-        match self {
-            TgMsg::Request(..) => "REQUEST",
-            TgMsg::Token(_) => "TOKEN",
-            TgMsg::Release(_) => "RELEASE",
-            TgMsg::ResetRsn => "RESET_RSN",
-            TgMsg::AckRsn => "ACK_RSN",
-            TgMsg::ResetSsn(_) => "RESET_SSN",
-            TgMsg::AckSsn => "ACK_SSN",
-        }
-    }
-    fn size_ints(&self) -> usize {
-        match self {
-            TgMsg::Request(..) => 2,
-            TgMsg::Release(_) | TgMsg::ResetRsn | TgMsg::AckRsn | TgMsg::AckSsn => 1,
-            TgMsg::ResetSsn(_) => 2,
-            // kind, type, session, old count, fulfilled[n]; the primary adds its issued count
-            // and (pid, number, type, age) per queued request (and, bounded, its total).
-            TgMsg::Token(t) => {
-                4 + t.fulfilled.len()
-                    + if t.primary { 1 + 4 * t.queue.len() } else { 0 }
-                    + usize::from(t.total_issued.is_some())
-                    + t.epochs.as_ref().map_or(0, |e| e.len().div_ceil(64))
-            }
-        }
-    }
-    fn charge(&self) -> Charge {
-        match self {
-            TgMsg::Request(..) => Charge::Sender,
-            TgMsg::Release(_) => Charge::SenderHeld,
-            TgMsg::Token(_) => Charge::Receiver,
-            TgMsg::ResetRsn | TgMsg::ResetSsn(_) => Charge::Sender,
-            TgMsg::AckRsn | TgMsg::AckSsn => Charge::Receiver,
-        }
-    }
-}
 
 /// One process.
 #[derive(Debug)]
@@ -173,6 +83,11 @@ pub struct TokenGme {
     outbox: Vec<(Pid, Token)>,
     /// The bounded variant's resets (§5.2), if bounded.
     bounded: Option<Box<Bounded>>,
+    /// Crash recovery (§5.3), from the first crash detected on.
+    ft: Option<Box<ft::Ft>>,
+    /// A2 issues secondaries (false only in the deliberately broken variant that checks the
+    /// §5.1 checker).
+    admit: bool,
 }
 
 impl TokenGme {
@@ -204,6 +119,8 @@ impl TokenGme {
             queued_conflicts: 0,
             outbox: Vec::new(),
             bounded: None,
+            ft: None,
+            admit: true,
         }
     }
 
@@ -315,7 +232,7 @@ impl TokenGme {
         }
         let t = self.token.as_mut().expect("just seen");
         let conflict_queued = self.queued_conflicts > 0;
-        if ty == t.ty && !conflict_queued && j != self.me {
+        if ty == t.ty && !conflict_queued && j != self.me && self.admit {
             // Issue a secondary (TG-3 checked above).
             Self::fulfil(self.bounded.as_deref(), t, j, num);
             t.no_of_tokens_issued += 1;
@@ -487,21 +404,51 @@ impl Algorithm for TokenGme {
         self.domain_violation()
     }
 
-    /// A1 (held back during the bounded variant's RESET_RSN, TGB-2).
-    fn on_request(&mut self, rt: &mut dyn Runtime<TgMsg>, group: Group) {
-        if !self.hold_request(group) {
-            self.a1(rt, group);
-        }
+    /// §5.1's checker (see [`blocking`]).
+    fn unnecessary_blocking(&self) -> Option<String> {
+        self.blocked_request()
     }
 
-    /// A4.
+    /// §5.3 (see [`ft`]).
+    fn on_crash_detected(&mut self, rt: &mut dyn Runtime<TgMsg>, p: Pid) {
+        self.detect(rt, p);
+    }
+
+    /// A1 (held back during the bounded variant's RESET_RSN, TGB-2, and while a restart
+    /// suspends the instance, §5.3).
+    fn on_request(&mut self, rt: &mut dyn Runtime<TgMsg>, group: Group) {
+        if self.held_by_restart(group) {
+            return;
+        }
+        self.tagged(rt, |p, rt| {
+            if !p.hold_request(group) {
+                p.a1(rt, group);
+            }
+        });
+    }
+
+    /// A4 (or the end of an old request's critical section, or a deferred RESTART, §5.3).
     fn on_exit(&mut self, rt: &mut dyn Runtime<TgMsg>) {
-        self.inside = false;
-        rt.exited();
-        self.progress(rt);
+        if self.exit_in_recovery(rt) {
+            return;
+        }
+        self.tagged(rt, |p, rt| {
+            p.inside = false;
+            rt.exited();
+            p.progress(rt);
+        });
     }
 
     fn on_message(&mut self, rt: &mut dyn Runtime<TgMsg>, from: Pid, msg: TgMsg) {
+        if let Some(msg) = self.recovery_message(rt, from, msg) {
+            self.tagged(rt, |p, rt| p.on_algo_message(rt, from, msg));
+        }
+    }
+}
+
+impl TokenGme {
+    /// A message of the algorithm (of the current instance, §5.3).
+    fn on_algo_message(&mut self, rt: &mut dyn Runtime<TgMsg>, from: Pid, msg: TgMsg) {
         match msg {
             TgMsg::Request(num, ty) => self.on_request_msg(rt, from, num, ty),
             // A3.
@@ -542,42 +489,7 @@ impl Algorithm for TokenGme {
                 self.progress(rt);
             }
             TgMsg::AckSsn => self.on_ack_ssn(rt),
+            _ => unreachable!("recovery messages are taken by recovery_message"),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn token_size_counts_fulfilled_and_queue() {
-        let t = Token {
-            primary: true,
-            ty: 1,
-            session: 2,
-            fulfilled: vec![0; 10],
-            old_no_of_tokens: 0,
-            no_of_tokens_issued: 0,
-            queue: VecDeque::from(vec![Queued {
-                pid: 1,
-                num: 1,
-                ty: 2,
-                age: 0,
-            }]),
-            total_issued: None,
-            epochs: None,
-        };
-        assert_eq!(
-            TgMsg::Token(Box::new(t.clone())).size_ints(),
-            4 + 10 + 1 + 4
-        );
-        let sec = Token {
-            primary: false,
-            queue: VecDeque::new(),
-            ..t
-        };
-        assert_eq!(TgMsg::Token(Box::new(sec)).size_ints(), 14);
-        assert_eq!(TgMsg::Request(1, 2).size_ints(), 2);
     }
 }

@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 
+use super::crash::Crashes;
 use super::deferred::Deferred;
 use super::hops::{Hops, HOPS_MAX_N};
 use super::queue::{Kind, Queue};
@@ -41,7 +42,7 @@ pub(super) struct Core<M> {
     /// moved on are dropped when met.
     pub(super) waits: VecDeque<(f64, Pid)>,
     pub(super) n: usize,
-    delay: Dist,
+    pub(super) delay: Dist,
     fifo: bool,
     link_last: Vec<f64>,
     delay_rng: Vec<Rng>,
@@ -49,21 +50,25 @@ pub(super) struct Core<M> {
     pub(super) samplers: Vec<Sampler>,
     ncs: Dist,
     cs: Dist,
-    requests: u64,
+    pub(super) requests: u64,
     keep_cycling: bool,
     pub(super) phase: Vec<Phase>,
-    entries: Vec<u64>,
+    pub(super) entries: Vec<u64>,
     /// Every entry as (process, time), when asked for (lockstep comparisons).
     pub(super) entry_log: Option<Vec<(Pid, f64)>>,
     pub(super) unfinished: usize,
     pub(super) tally: Tally,
     pub(super) problem: Problem,
     pub(super) safety: Safety,
-    empty_since: Option<f64>,
+    pub(super) empty_since: Option<f64>,
     pub(super) waiting: usize,
     pub(super) sessions_waited_max: Option<u64>,
     pub(super) trace: bool,
     pub(super) hops: Hops,
+    /// Crashed processes (`sim --crash`).
+    pub(super) crash: Crashes,
+    /// Seed 003 §5.1: events after which a request waited unnecessarily, and the first.
+    pub(super) blocking: (u64, Option<String>),
 }
 
 impl<M: Message> Core<M> {
@@ -104,6 +109,8 @@ impl<M: Message> Core<M> {
             sessions_waited_max: None,
             trace,
             hops: Hops::new(n),
+            crash: Crashes::new(n, run.seed),
+            blocking: (0, None),
         }
     }
 

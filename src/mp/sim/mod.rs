@@ -13,6 +13,7 @@
 //! [`ctx`] the runtime handlers see, [`hops`] the causal hop counts.
 
 mod core;
+mod crash;
 mod ctx;
 mod deferred;
 mod hops;
@@ -28,6 +29,7 @@ use super::metrics::MpResult;
 use super::run_config::RunConfig;
 use super::{Algorithm, Pid, Problem};
 
+pub use self::crash::{check_crashes, Crash, Recovery, RECOVERY_KINDS};
 pub use self::hops::HOPS_MAX_N;
 
 /// A simulated run: the run, and what only the simulator has.
@@ -48,6 +50,15 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
     run_with(cfg, make, true, true)
 }
 
+/// [`run`] with processes crashing as `crashes` says (seed 003 §5.3; see [`crash`]).
+pub fn run_crashing<A: Algorithm>(
+    cfg: &SimConfig,
+    crashes: &[Crash],
+    make: impl Fn(Pid, &Setup) -> A,
+) -> MpResult {
+    run_inner(cfg, make, true, true, None, crashes)
+}
+
 /// [`run`], also giving every entry as (process, time) in the order they happened: two
 /// algorithms that make the same decisions give the same list.
 pub fn run_logged<A: Algorithm>(
@@ -55,7 +66,7 @@ pub fn run_logged<A: Algorithm>(
     make: impl Fn(Pid, &Setup) -> A,
 ) -> (MpResult, Vec<(Pid, f64)>) {
     let mut log = Vec::new();
-    let r = run_inner(cfg, make, true, true, Some(&mut log));
+    let r = run_inner(cfg, make, true, true, Some(&mut log), &[]);
     (r, log)
 }
 
@@ -68,25 +79,29 @@ fn run_with<A: Algorithm>(
     defer: bool,
     cast: bool,
 ) -> MpResult {
-    run_inner(cfg, make, defer, cast, None)
+    run_inner(cfg, make, defer, cast, None, &[])
 }
 
-/// [`run_with`], filling `log` with the entries if given.
+/// [`run_with`], filling `log` with the entries if given, crashing processes as `crashes`
+/// says.
 fn run_inner<A: Algorithm>(
     cfg: &SimConfig,
     make: impl Fn(Pid, &Setup) -> A,
     defer: bool,
     cast: bool,
     log: Option<&mut Vec<(Pid, f64)>>,
+    crashes: &[Crash],
 ) -> MpResult {
     let wall = Instant::now();
     let s = &cfg.run.setup;
     let mut procs: Vec<A> = (0..s.n).map(|p| make(p, s)).collect();
     let mut core: Core<A::Msg> = Core::new(&cfg.run, cfg.fifo, cfg.trace, cast);
     core.tally.paths = cfg.run.path_tally();
+    core.schedule_crashes(crashes);
     start(&mut core, &procs);
-    // Deferred receipts (see below) where hops are not tracked and nothing is traced.
-    core.deferred.lazy = defer && !cfg.trace && !core.hops.on;
+    // Deferred receipts (see below) where hops are not tracked, nothing is traced and
+    // nobody crashes (a crashed process takes nothing, passively or not).
+    core.deferred.lazy = defer && !cfg.trace && !core.hops.on && crashes.is_empty();
     core.entry_log = log.is_some().then(Vec::new);
     let (events, liveness) = event_loop(&mut core, &mut procs, cfg.run.watchdog);
     if let Some(log) = log {
@@ -138,6 +153,10 @@ fn event_loop<A: Algorithm>(
         events += 1;
         key = (t.to_bits(), seq);
         let p = kind.process();
+        if core.crash.is_down(p) {
+            // Crash-stop: lost.
+            continue;
+        }
         if core.deferred.lazy {
             events += core.deferred.absorb(p, &mut procs[p], key);
         }
@@ -230,6 +249,16 @@ fn handle<A: Algorithm>(core: &mut Core<A::Msg>, procs: &mut [A], p: Pid, kind: 
     };
     match kind {
         Kind::Deliver { from, msg, .. } => proc_.on_message(rt, from, msg),
+        Kind::Timer {
+            tag: crash::CRASH_TAG,
+            ..
+        } => {
+            rt.core.crash_now(p);
+            return;
+        }
+        Kind::Timer { tag, .. } if tag >= crash::DETECT_BASE => {
+            proc_.on_crash_detected(rt, (tag - crash::DETECT_BASE) as Pid)
+        }
         Kind::Timer { tag, .. } => proc_.on_timer(rt, tag),
         Kind::Want { p } => {
             let Phase::Waiting(_, g) = rt.core.phase[p] else {
@@ -241,6 +270,12 @@ fn handle<A: Algorithm>(core: &mut Core<A::Msg>, procs: &mut [A], p: Pid, kind: 
     }
     if let Some(v) = proc_.out_of_domain() {
         core.violation(v);
+    }
+    if let Some(b) = proc_.unnecessary_blocking() {
+        core.blocking.0 += 1;
+        if core.blocking.1.is_none() {
+            core.blocking.1 = Some(format!("t={:.3}: {b}", core.now));
+        }
     }
 }
 
@@ -265,6 +300,12 @@ where
     r.violations = safety.described.clone();
     r.liveness_failure = liveness;
     r.starvation_sessions_max = core.sessions_waited_max;
+    // Seed 003 §5.1, checked after every event of the TokenGME family.
+    if run.algo.starts_with("token-gme") {
+        r.unnecessary_blocking = Some(core.blocking.0);
+        r.unnecessary_blocking_first = core.blocking.1.take();
+    }
+    r.recovery = core.recovery();
     r.figures(&core.tally, core.now, !run.local());
     r
 }

@@ -1,0 +1,221 @@
+//! Crash-stop failures on the simulator (seed 003 §5.3): `--crash p@t` stops process `p` at
+//! time `t` for good, as the paper's model has it (a process that crashes never comes back;
+//! recovery restarts the algorithm on the processes still operational).
+//!
+//! - A crashed process runs no handler again: messages to it are lost, and its timers and its
+//!   application's requests and exits are dropped. Its application stops with it: it makes
+//!   no more requests, and a critical section it was in ends with the crash (the paper does
+//!   not restart the application and assumes it copes with the crash, §5.3).
+//! - A perfect failure detector (§5.3.1): every operational process learns of the crash once,
+//!   after a delay drawn from the channel-delay distribution (its own random stream), through
+//!   [`crate::mp::Algorithm::on_crash_detected`]. The delay is a decision of the simulator;
+//!   the paper only assumes the detection is reliable.
+
+use std::str::FromStr;
+
+use serde::Serialize;
+
+use super::core::{Core, Phase};
+use super::queue::Kind;
+use crate::mp::{Message, Pid};
+use crate::workload::rng::Rng;
+
+/// The timer tag of a crash event (at the crashing process).
+pub(super) const CRASH_TAG: u64 = u64::MAX;
+/// Timer tags from here on report a crash to a process: the tag is this plus the crashed id.
+pub(super) const DETECT_BASE: u64 = 1 << 63;
+
+/// The messages of a restart operation (seed 003 §5.3.4): at most n − 1 of each per restart.
+pub const RECOVERY_KINDS: [&str; 5] = ["NOTIFY", "RESTART", "DONE", "START", "RESUME"];
+
+/// One crash: process `p` stops at time `at`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Crash {
+    /// The process.
+    pub p: Pid,
+    /// When.
+    pub at: f64,
+}
+
+impl FromStr for Crash {
+    type Err = String;
+    /// `p@t`, e.g. `3@120.5`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("--crash {s}: write process@time, e.g. 3@120.5");
+        let (p, t) = s.split_once('@').ok_or_else(bad)?;
+        let p: Pid = p.trim().parse().map_err(|_| bad())?;
+        let at: f64 = t.trim().parse().map_err(|_| bad())?;
+        if !at.is_finite() || at < 0.0 {
+            return Err(bad());
+        }
+        Ok(Crash { p, at })
+    }
+}
+
+/// Checks a crash schedule against `n` processes: one line saying what is wrong.
+pub fn check_crashes(crashes: &[Crash], n: usize) -> Result<(), String> {
+    for (i, c) in crashes.iter().enumerate() {
+        if c.p >= n {
+            return Err(format!(
+                "--crash {}@{}: processes are 0 to {}",
+                c.p,
+                c.at,
+                n - 1
+            ));
+        }
+        if crashes[..i].iter().any(|d| d.p == c.p) {
+            return Err(format!(
+                "--crash: process {} crashes twice (a crashed process stays down)",
+                c.p
+            ));
+        }
+    }
+    if !crashes.is_empty() && crashes.len() >= n {
+        return Err(format!(
+            "--crash: {} crashes of {n} processes leave none to recover (crash at most {})",
+            crashes.len(),
+            n - 1
+        ));
+    }
+    Ok(())
+}
+
+/// The recovery a run with crashes measured (seed 003 §5.3.4).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Recovery {
+    /// Processes that crashed during the run.
+    pub crashes: u64,
+    /// Messages of the restart operations (NOTIFY, RESTART, DONE, START, RESUME).
+    pub recovery_messages: u64,
+    /// The paper's bound on them: 5(n − 1) per crash.
+    pub recovery_bound: u64,
+    /// LEAVE messages of old requests fulfilled during restarts (charged by the paper to
+    /// those requests: at most n − 1 each, not to the restart).
+    pub leave_messages: u64,
+}
+
+/// Who is down, and the failure detector's random streams.
+pub(super) struct Crashes {
+    /// Crashes are scheduled in this run.
+    pub(super) on: bool,
+    pub(super) down: Vec<bool>,
+    pub(super) count: u64,
+    rng: Vec<Rng>,
+}
+
+impl Crashes {
+    pub(super) fn new(n: usize, seed: u64) -> Self {
+        Crashes {
+            on: false,
+            down: vec![false; n],
+            count: 0,
+            rng: (0..n)
+                .map(|p| Rng::new(seed, 0xFD_0000 + p as u64))
+                .collect(),
+        }
+    }
+
+    /// Whether `p` is down.
+    #[inline]
+    pub(super) fn is_down(&self, p: Pid) -> bool {
+        self.on && self.down[p]
+    }
+}
+
+impl<M: Message> Core<M> {
+    /// Queues the crash events of `crashes`.
+    pub(super) fn schedule_crashes(&mut self, crashes: &[Crash]) {
+        self.crash.on = !crashes.is_empty();
+        for c in crashes {
+            self.q.push(
+                c.at,
+                Kind::Timer {
+                    p: c.p,
+                    tag: CRASH_TAG,
+                },
+            );
+        }
+    }
+
+    /// Process `p` crashes now: its application stops (leaving its critical section if
+    /// inside), and every operational process is told after a detection delay.
+    pub(super) fn crash_now(&mut self, p: Pid) {
+        if self.trace {
+            eprintln!("{:.3} p{p} CRASHES", self.now);
+        }
+        self.crash.down[p] = true;
+        self.crash.count += 1;
+        match self.phase[p] {
+            Phase::Waiting(..) | Phase::Leaving(..) => self.waiting -= 1,
+            Phase::Inside(g) => {
+                self.account_time();
+                for v in self.safety.exit(p, g) {
+                    self.violation(v);
+                }
+                if self.safety.inside() == 0 && self.waiting > 0 {
+                    self.empty_since = Some(self.now);
+                }
+            }
+            Phase::Out => {}
+        }
+        self.phase[p] = Phase::Out;
+        if self.entries[p] < self.requests {
+            self.unfinished -= 1;
+        }
+        for j in (0..self.n).filter(|&j| !self.crash.down[j]) {
+            let d = self.delay.sample(&mut self.crash.rng[j]);
+            self.q.push(
+                self.now + d,
+                Kind::Timer {
+                    p: j,
+                    tag: DETECT_BASE + p as u64,
+                },
+            );
+        }
+    }
+
+    /// The recovery figures of the run (None without crashes).
+    pub(super) fn recovery(&self) -> Option<Recovery> {
+        if !self.crash.on {
+            return None;
+        }
+        let count = |names: &[&str]| -> u64 {
+            self.tally
+                .kinds
+                .iter()
+                .filter(|k| names.contains(&k.0))
+                .map(|k| k.1)
+                .sum()
+        };
+        Some(Recovery {
+            crashes: self.crash.count,
+            recovery_messages: count(&RECOVERY_KINDS),
+            recovery_bound: 5 * (self.n as u64 - 1) * self.crash.count,
+            leave_messages: count(&["LEAVE"]),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crash_syntax_and_schedule_checks() {
+        assert_eq!("3@120.5".parse::<Crash>(), Ok(Crash { p: 3, at: 120.5 }));
+        for bad in ["3", "x@1", "3@-1", "3@nan", "@4"] {
+            assert!(bad.parse::<Crash>().is_err(), "{bad}");
+        }
+        let c = |p, at| Crash { p, at };
+        assert!(check_crashes(&[c(1, 1.0), c(2, 5.0)], 4).is_ok());
+        assert!(check_crashes(&[c(4, 1.0)], 4)
+            .unwrap_err()
+            .contains("0 to 3"));
+        assert!(check_crashes(&[c(1, 1.0), c(1, 2.0)], 4)
+            .unwrap_err()
+            .contains("twice"));
+        assert!(check_crashes(&[c(0, 1.0), c(1, 1.0)], 2)
+            .unwrap_err()
+            .contains("none to recover"));
+    }
+}
