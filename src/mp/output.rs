@@ -32,6 +32,26 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
                 code = 1;
             }
         }
+        if let Some(b) = r.unnecessary_blocking.filter(|&b| b > 0) {
+            eprintln!(
+                "error: {} seed {}: a request blocked unnecessarily after {b} events (seed 003 §5.1), first: {}",
+                r.algo,
+                r.seed,
+                r.unnecessary_blocking_first.as_deref().unwrap_or("")
+            );
+            code = 1;
+        }
+        if let Some(rec) = r
+            .recovery
+            .as_ref()
+            .filter(|x| x.recovery_messages > x.recovery_bound)
+        {
+            eprintln!(
+                "error: {} seed {}: {} recovery messages for {} crashes > 5(n-1) each = {} (seed 003 §5.3.4)",
+                r.algo, r.seed, rec.recovery_messages, rec.crashes, rec.recovery_bound
+            );
+            code = 1;
+        }
     }
     code
 }
@@ -98,6 +118,21 @@ pub fn render(results: &[MpResult], format: Format) -> String {
     out.push_str(&t.render());
     out.push_str(&waits(results));
     out.push_str(&lemma6(results));
+    out.push_str(&recovery(results));
+    out
+}
+
+/// Per run with crashes (seed 003 §5.3): the recovery messages against 5(n − 1) per crash.
+fn recovery(results: &[MpResult]) -> String {
+    let mut out = String::new();
+    for r in results {
+        if let Some(rec) = &r.recovery {
+            out.push_str(&format!(
+                "{} seed {}: {} crashes, {} recovery messages (NOTIFY, RESTART, DONE, START, RESUME; bound 5(n-1) per crash = {}), {} LEAVE for old requests\n",
+                r.algo, r.seed, rec.crashes, rec.recovery_messages, rec.recovery_bound, rec.leave_messages
+            ));
+        }
+    }
     out
 }
 
