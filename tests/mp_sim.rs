@@ -813,3 +813,91 @@ fn lkcs_under_light_load_ends_within_the_scaled_watchdog() {
     assert!(f(r, "waiting_time_max") > 1e6, "{r}");
     assert!(f(&r["lemma6"], "blocked_wait_max") > 0.5 * f(r, "waiting_time_max"));
 }
+
+#[test]
+fn crashes_are_recovered_safely_within_five_n_minus_one_messages() {
+    // Seed 003 §5.3: the primary holder at time 0, then a process and the coordinator
+    // (p0, the smallest live id) during the restart it started.
+    for crashes in [
+        vec!["--crash", "0@0"],
+        vec!["--crash", "5@200", "--crash", "0@201"],
+    ] {
+        let mut args = vec![
+            "--algo",
+            "token-gme,token-gme-fifo",
+            "--n",
+            "8",
+            "--m",
+            "3",
+            "--requests",
+            "40",
+            "--seeds",
+            "2",
+            "--ncs",
+            "exp:20",
+        ];
+        args.extend(&crashes);
+        let f_crashes = (crashes.len() / 2) as f64;
+        for r in sim(&args) {
+            assert_eq!(r["safety_violations"], 0, "{r}");
+            assert!(r["liveness_failure"].is_null(), "{r}");
+            let rec = &r["recovery"];
+            assert_eq!(f(rec, "crashes"), f_crashes, "{r}");
+            assert_eq!(f(rec, "recovery_bound"), 5.0 * 7.0 * f_crashes);
+            assert!(
+                f(rec, "recovery_messages") <= f(rec, "recovery_bound"),
+                "{r}"
+            );
+            // The survivors all made their requests.
+            assert!(f(&r, "requests") >= (8.0 - f_crashes) * 40.0, "{r}");
+        }
+    }
+}
+
+#[test]
+fn bad_crash_schedules_exit_2_with_one_line() {
+    for args in [
+        vec!["--algo", "token-gme", "--crash", "3"],
+        vec!["--algo", "token-gme", "--n", "4", "--crash", "4@1"],
+        vec!["--algo", "token-gme", "--crash", "1@1", "--crash", "1@2"],
+        vec![
+            "--algo",
+            "token-gme",
+            "--n",
+            "2",
+            "--crash",
+            "0@1",
+            "--crash",
+            "1@1",
+        ],
+        vec!["--algo", "ra1", "--crash", "1@1"],
+        vec!["--algo", "token-gme-bounded", "--crash", "1@1"],
+    ] {
+        let out = lockbench().arg("sim").args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn unnecessary_blocking_is_checked_for_token_gme_only() {
+    // Seed 003 §5.1, counted after every event for the TokenGME family, null elsewhere.
+    for r in sim(&[
+        "--algo",
+        "token-gme,token-gme-bounded,ra1",
+        "--n",
+        "6",
+        "--m",
+        "2",
+        "--requests",
+        "40",
+    ]) {
+        if r["algo"].as_str().unwrap().starts_with("token-gme") {
+            assert_eq!(r["unnecessary_blocking"], 0, "{r}");
+        } else {
+            assert!(r["unnecessary_blocking"].is_null(), "{r}");
+        }
+        assert!(r["recovery"].is_null(), "{r}");
+    }
+}
