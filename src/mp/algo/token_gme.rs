@@ -27,6 +27,10 @@
 //! - **TG-10 (passive receipts)**: a process holding no token takes REQUEST and RELEASE
 //!   passively ([`Algorithm::passive`]): the simulator may apply them late, in a batch, with
 //!   the same outcome. A simulation decision, not a rule of the algorithm.
+//!
+//! Section 5: [`bounded`] (§5.2, bounded sequence numbers), [`blocking`] (§5.1, freedom from
+//! unnecessary blocking as a property the simulator checks after every event) and [`ft`]
+//! (§5.3, crash recovery by restarting the algorithm, rules FT-1…FT-7).
 
 use std::collections::VecDeque;
 
