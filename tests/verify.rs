@@ -548,6 +548,36 @@ fn the_largest_token_is_reported_for_locks_whose_papers_speak_of_their_tokens() 
     );
 }
 
+/// The bounded CTS's traceable-use mutants die by the traceable-use invariant within the
+/// default budget once a label value can come back (the mutants' passages and PCT depth),
+/// and the construction itself keeps that invariant at the same settings.
+#[test]
+fn the_traceable_use_mutants_of_the_bounded_cts_die_by_its_invariant() {
+    use lockbench::verify::mutants;
+    for name in [
+        "zehavi-kex-bounded/no-trace",
+        "zehavi-kex-bounded/no-recheck",
+    ] {
+        let m = &mutants::select(name).unwrap()[0];
+        let base = opts(3, mutants::DEFAULT_SCHEDULES_PER_RUNG);
+        let r = mutants::run(m, &base, true).unwrap();
+        assert!(r.killed, "{name} survived, seed {}", base.seed);
+        let kind = r.kind.as_deref().unwrap();
+        assert!(
+            kind.contains("traceable use broken"),
+            "{name}, seed {}: {kind}",
+            base.seed
+        );
+        assert!(r.replay.as_deref().unwrap().contains(";passages=4;"));
+    }
+    let mut o = opts(3, 300);
+    o.passages = 4;
+    o.pct_depth = 10;
+    o.cs_steps = 0;
+    let r = verify(&find("zehavi-kex-bounded").unwrap(), &o, false).unwrap();
+    assert_eq!(r.outcome, Outcome::Safe, "seed {}: {r}", o.seed);
+}
+
 /// A schedule of `zehavi-kex-bounded` at 4 processes (one frozen mid-protocol) in which the
 /// bounded CTS breaks seed 001's Property 2 (the counterexample of `bounded_cts`'s module
 /// doc): process 2's Scan orders 2 before 0, process 3 labels again, and process 0's Scan
