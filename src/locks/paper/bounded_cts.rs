@@ -60,7 +60,9 @@
 //! two processes that recorded neither the other by Kahn's tie-break, so by the *other*
 //! processes' records: when a third process relabels, the order of the two swaps, though
 //! neither labelled. `verify` found it at 4 processes with one frozen (in 1 seed of 10 at
-//! 5000 schedules; the replay is in `tests/verify.rs`), traced label by label:
+//! 5000 schedules, none at 3 processes with 2 passages; at 3 processes with 4 passages, no
+//! critical-section steps and PCT depth 10, in 3 seeds of 8 within 1500 schedules). The
+//! replay is in `tests/verify.rs`; traced label by label:
 //!
 //! 1. Process 3 labels: value 0, records nothing.
 //! 2. Process 2 labels across 3's write (its collect reads 3 before, its re-read after: not
