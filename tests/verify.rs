@@ -547,3 +547,60 @@ fn the_largest_token_is_reported_for_locks_whose_papers_speak_of_their_tokens() 
         o.seed
     );
 }
+
+/// The bounded CTS's traceable-use mutants die within the default budget once a label value
+/// can come back (the mutants' passages and PCT depth): `no-trace` by the traceable-use
+/// invariant, `no-recheck` by it or, in some seeds first, by Property 2, which the
+/// construction also breaks at these settings (its module doc). The construction keeps the
+/// traceable-use invariant there.
+#[test]
+fn the_traceable_use_mutants_of_the_bounded_cts_die_by_its_invariant() {
+    use lockbench::verify::mutants;
+    for (name, kinds) in [
+        ("zehavi-kex-bounded/no-trace", &["traceable use broken"][..]),
+        (
+            "zehavi-kex-bounded/no-recheck",
+            &["traceable use broken", "Property 2 broken"][..],
+        ),
+    ] {
+        let m = &mutants::select(name).unwrap()[0];
+        let base = opts(3, mutants::DEFAULT_SCHEDULES_PER_RUNG);
+        let r = mutants::run(m, &base, true).unwrap();
+        assert!(r.killed, "{name} survived, seed {}", base.seed);
+        let kind = r.kind.as_deref().unwrap();
+        assert!(
+            kinds.iter().any(|k| kind.contains(k)),
+            "{name}, seed {}: {kind}",
+            base.seed
+        );
+        assert!(r.replay.as_deref().unwrap().contains(";passages=4;"));
+    }
+    let mut o = opts(3, 300);
+    o.passages = 4;
+    o.pct_depth = 10;
+    o.cs_steps = 0;
+    let r = verify(&find("zehavi-kex-bounded").unwrap(), &o, false).unwrap();
+    if let Outcome::Violation { kind, .. } = &r.outcome {
+        assert!(kind.contains("Property 2 broken"), "seed {}: {r}", o.seed);
+    }
+}
+
+/// A schedule of `zehavi-kex-bounded` at 4 processes (one frozen mid-protocol) in which the
+/// bounded CTS breaks seed 001's Property 2 (the counterexample of `bounded_cts`'s module
+/// doc): process 2's Scan orders 2 before 0, process 3 labels again, and process 0's Scan
+/// orders 0 before 2.
+const CTS_PROPERTY_2_COUNTEREXAMPLE: &str = "lock=zehavi-kex-bounded;mutant=-;threads=4;passages=2;k=2;sessions=3;plan=random;cs-steps=2;max-steps=100000;witness=0;scheduler=random;schedule=9103c30287c7c4de9180b08f11f0410840c8080d08114d08914c0c4dcc4c90080d055108518c0c8d90d0504cc4c410510809450c05cd50c48810099150c488500849cccc909008cdd0108d080591848404910445c8d0d0d08810519010859010cd10458c8c8ccc04494c884c444cd008c90c518c44cc080911898c0c09851089c4104d040dc990cc90c40411c9d0ccd048cc10c908d1d00889d0480805118550d050d008d14808d148d0c808050000";
+
+#[test]
+fn the_bounded_cts_property_2_counterexample_replays() {
+    let mut o = opts(4, 1);
+    o.replay = Some(CTS_PROPERTY_2_COUNTEREXAMPLE.to_string());
+    let r = verify(&find("zehavi-kex-bounded").unwrap(), &o, false).unwrap();
+    let Outcome::Violation { kind, .. } = &r.outcome else {
+        panic!("the counterexample no longer breaks Property 2: {r}")
+    };
+    assert!(
+        kind.contains("Property 2 broken for processes [0, 2]"),
+        "{kind}"
+    );
+}

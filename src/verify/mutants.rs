@@ -35,22 +35,41 @@ pub struct Mutant {
     pub change: &'static str,
     /// Why it is equivalent to the algorithm, when it is.
     pub equivalent: Option<&'static str>,
+    /// Passages per process and PCT depth the mutant is tried with at least (0: the given
+    /// ones), when its change can only show after that many passages and preemptions.
+    pub at_least: (usize, usize),
     /// Builds it on the scheduled memory.
     pub build: Builder,
 }
 
 macro_rules! m {
     ($lock:expr, $name:expr, $line:expr, $change:expr, $eq:expr, $ty:ty) => {
+        m!($lock, $name, $line, $change, $eq, $ty, (0, 0))
+    };
+    ($lock:expr, $name:expr, $line:expr, $change:expr, $eq:expr, $ty:ty, $at_least:expr) => {
         Mutant {
             lock: $lock,
             name: $name,
             line: $line,
             change: $change,
             equivalent: $eq,
+            at_least: $at_least,
             build: |p| Box::new(<$ty>::new(ScheduledMemory, p)),
         }
     };
 }
+
+/// Passages and PCT depth for the bounded CTS's traceable-use mutants (killed then by the
+/// traceable-use invariant, which the construction keeps at the same settings). A process's
+/// labels take the smallest value free of its own and of what others hold of it, so with
+/// nothing held its first two labels are 0 and 1 and a value can only come back at its third
+/// Label: with the default 2 passages both mutants are equivalent to the construction.
+/// `no-trace` needs a process to relabel to a value another still records (three Labels);
+/// `no-recheck` needs a process to label twice while another sits between its collect and its
+/// announce, after a first label (three Labels, a fourth passage for the window to fall after
+/// the first), a schedule of many preemptions: at 3 processes and 1500 schedules PCT found it
+/// for 8 seeds of 8 at depth 10, 2 of 8 at the default depth 3.
+const CTS_REUSE: (usize, usize) = (4, 10);
 
 const IDS_DIFFER: &str = "pairs (value, id) of two different processes never tie, so ≤ and < agree";
 
@@ -99,9 +118,9 @@ pub fn catalogue() -> Vec<Mutant> {
         m!("zehavi-kex", "no-reveal", "5", "Reveal[p] ← True dropped", None, zehavi::Zehavi<S, UnboundedCts<S>, { zehavi::mutant::NO_REVEAL }>),
         m!("zehavi-kex", "no-ignore-clear", "8", "Ignore[p][i] ← False dropped", None, zehavi::Zehavi<S, UnboundedCts<S>, { zehavi::mutant::NO_IGNORE_CLEAR }>),
         m!("zehavi-kex", "no-compete-delete", "11.a.i", "deleting processes with !Compete[i][p] dropped", None, zehavi::Zehavi<S, UnboundedCts<S>, { zehavi::mutant::NO_COMPETE_DELETE }>),
-        m!("zehavi-kex-bounded", "no-recheck", "3 (Label step 3)", "the re-collect dropped: records trusted from the first collect", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::NO_RECHECK }>>),
+        m!("zehavi-kex-bounded", "no-recheck", "3 (Label step 3)", "the re-collect dropped: records trusted from the first collect", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::NO_RECHECK }>>, CTS_REUSE),
         m!("zehavi-kex-bounded", "keep-seq", "3 (Label step 4)", "the new seq is the old one", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::KEEP_SEQ }>>),
-        m!("zehavi-kex-bounded", "no-trace", "3 (Label step 4)", "values others record or announce of p no longer excluded", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::NO_TRACE }>>),
+        m!("zehavi-kex-bounded", "no-trace", "3 (Label step 4)", "values others record or announce of p no longer excluded", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::NO_TRACE }>>, CTS_REUSE),
         m!("zehavi-kex-bounded", "no-record", "3 (Label step 5)", "rec_p[q] ← −1 for every q", None, zehavi::Zehavi<S, crate::locks::paper::bounded_cts::BoundedCts<S, { crate::locks::paper::bounded_cts::mutant::NO_RECORD }>>),
     ]
 }
@@ -211,6 +230,8 @@ pub fn run(m: &Mutant, base: &VerifyOptions, quiet: bool) -> Result<MutantResult
         o.threads = n;
         o.k = VerifyOptions::default_k(n);
         o.cs_steps = cs_steps;
+        o.passages = o.passages.max(m.at_least.0);
+        o.pct_depth = o.pct_depth.max(m.at_least.1);
         o.mutant = Some(m.name.to_string());
         let r = verify(&e, &o, quiet)?;
         total += r.schedules_run;

@@ -11,7 +11,8 @@
 //! not rebuild any of them line by line with confidence, so this is **our own construction**,
 //! built from the traceable-use idea, with the properties seed 001 needs (Properties 1 and 2,
 //! [`crate::locks::paper::cts`]) checked at every step of `verify`'s schedules rather than
-//! proven in full. Where it departs:
+//! proven in full. It keeps Property 1 but **not Property 2** (the counterexample below).
+//! Where it departs:
 //!
 //! - The order is not a numeric order of labels but a precedence graph: process y's register
 //!   records, for every x, the sequence value of x's label that y's last Label *saw* (read,
@@ -52,6 +53,40 @@
 //! before y's write. Every recorded precedence follows the real order of the two label writes,
 //! hence the graph a Scan reads is acyclic, and Property 1 follows: a Label that begins after
 //! `Label_q` ends records q's value, which stays current until q labels again.
+//!
+//! # Property 2 does not hold (a counterexample)
+//!
+//! The argument above gives Property 1 and nothing more, and Property 2 fails. A Scan orders
+//! two processes that recorded neither the other by Kahn's tie-break, so by the *other*
+//! processes' records: when a third process relabels, the order of the two swaps, though
+//! neither labelled. `verify` found it at 4 processes with one frozen (in 1 seed of 10 at
+//! 5000 schedules, none at 3 processes with 2 passages; at 3 processes with 4 passages, no
+//! critical-section steps and PCT depth 10, in 3 seeds of 8 within 1500 schedules). The
+//! replay is in `tests/verify.rs`; traced label by label:
+//!
+//! 1. Process 3 labels: value 0, records nothing.
+//! 2. Process 2 labels across 3's write (its collect reads 3 before, its re-read after: not
+//!    seen): value 0, records nothing.
+//! 3. Process 0 labels before 2's write (reads 2 with no label both times) and sees 3: value
+//!    0, `rec_0[3] = 0`. Process 1 likewise sees only 3.
+//! 4. Process 2 scans: edges 3 → 0, 3 → 1, and 2 is a source of the smallest id; it returns
+//!    2 < 3 < 0 < 1.
+//! 5. Process 3 labels again (value 1, sees 0, 1 and 2): edges 0 → 3, 1 → 3, 2 → 3.
+//! 6. Process 0 scans: 0 < 1 < 2 < 3.
+//!
+//! For P = {0, 2}, each having labelled then scanned, each last Scan orders its own process
+//! first: Property 2 is broken, and so is the consistency of Scans over processes outside a
+//! Label (the paragraph before the paper's Properties 1–2, which the proofs of Lemmas 4 and 6
+//! use). The monitor checks Property 2 as the paper words it, so the defect is the
+//! construction's. The unbounded CTS keeps the order (3, 2, 0 and 1 take 1, 1, 2 and 2, then
+//! 3 takes 3: 2 < 0 throughout), because 0's number was fixed above 3's when 0 read it; the
+//! graph forgets that once 3 relabels. Mending it needs the order of two labels that saw neither the other to be fixed
+//! by what those two hold, and consistent with every recorded edge; a register pair alone
+//! cannot tell which of two overlapping labels wrote last, and a Scan that puts its own
+//! process last (which gives Property 2 by the argument above) makes Scans of different
+//! processes disagree, which Algorithm 1 does not survive (`verify` finds deadlocks and
+//! three processes inside at k = 2). The paper's own CTS (reference [19]) remains to be
+//! built; until then `zehavi-kex-bounded` keeps bounded registers but not a CTS.
 //!
 //! # Scan_p
 //!
@@ -435,6 +470,32 @@ mod tests {
         cts.regs[1].write(1, &w);
         let e = cts.check().unwrap_err();
         assert!(e.contains("seq of process 1 = 4"), "{e}");
+    }
+
+    /// The counterexample to Property 2 (module doc): the registers after the replayed
+    /// schedule's first four Labels, then the two Scans of processes 0 and 2 around process 3's
+    /// second Label. Each Scan orders its own process before the other, with neither labelling
+    /// in between: this pins the defect; a construction that removes it turns this test round.
+    #[test]
+    fn two_unrelated_labels_swap_when_a_third_relabels() {
+        let mem = NativeMemory::default();
+        let cts: BoundedCts<NativeMemory> = BoundedCts::new(&mem, 4);
+        let mut w = vec![-1; cts.lay.words()];
+        for p in 0..4 {
+            w.fill(-1);
+            w[Layout::SEQ] = 0;
+            if p < 2 {
+                w[cts.lay.rec(3)] = 0; // 0 and 1 saw 3's first label
+                w[cts.lay.ann(3)] = 0;
+            }
+            cts.regs[p].write(p, &w);
+        }
+        let by_2 = cts.scan(2);
+        assert!(by_2[2] < by_2[3] && by_2[3] < by_2[0], "{by_2:?}");
+        cts.label(3); // sees 0, 1 and 2, and takes a new value
+        let by_0 = cts.scan(0);
+        assert!(by_0[0] < by_0[2] && by_0[2] < by_0[3], "{by_0:?}");
+        cts.check().unwrap();
     }
 
     #[test]

@@ -46,7 +46,7 @@ pub const INFO_BOUNDED: LockInfo = LockInfo {
     bounded: true,
     rmr: "O(n) CC and DSM (Lemma 7)",
     safe: true,
-    notes: "FIFE; bounded space: CTS labels in {0..2n-1}, records in {-1..2n-1}, registers of 2n+1 words (not ref. [19]'s CTS)",
+    notes: "FIFE; bounded space: CTS labels in {0..2n-1}, records in {-1..2n-1}, registers of 2n+1 words (not ref. [19]'s CTS, and it breaks CTS Property 2)",
 };
 
 /// An n × n array of boolean registers, element [i][p] homed at p.
