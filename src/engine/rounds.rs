@@ -95,6 +95,8 @@ pub struct Outcome {
     pub complete: bool,
     /// The calibrations used, for the next invocation to reuse.
     pub calibration: Calibration,
+    /// Where the results were saved (null: nothing was).
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// The run engine behind `run` and `sweep`: `opts` already layered and validated (with the
@@ -507,6 +509,7 @@ impl Points<'_> {
                 results,
                 complete: false,
                 calibration,
+                dir: store.dir().map(|d| d.to_path_buf()),
             });
         }
         Ok(Outcome {
@@ -514,6 +517,7 @@ impl Points<'_> {
             results,
             complete,
             calibration,
+            dir: store.dir().map(|d| d.to_path_buf()),
         })
     }
 }

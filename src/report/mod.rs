@@ -1,13 +1,17 @@
 //! Results and their exports: an aligned table for people, JSON (the machine-readable
 //! contract), CSV and Markdown. Every export is one [`Exporter`].
 
+pub mod baselines;
 pub mod compare;
+pub mod compare_doc;
 mod csv;
 pub mod figures;
 pub mod hardware;
 pub mod hlog;
+mod html;
 pub mod plots;
 pub mod quality;
+mod quality_md;
 pub mod render;
 pub mod result;
 pub mod saved;
@@ -70,7 +74,7 @@ pub fn nanos(ns: f64) -> String {
 
 /// The columns shared by the table and Markdown exports: (header, cell). A figure a quality
 /// flag touches ([`quality`]) is marked `!`; the reasons follow the table.
-fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
+pub(crate) fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
     let q = quality::assess(r);
     let bang = |figure: &str| if q.affects(figure) { "!" } else { "" };
     let ratio = match (r.throughput_vs_baseline, r.throughput_vs_baseline_interval) {
