@@ -221,7 +221,25 @@ fn a_busy_host_is_detected_and_said() {
             "2",
         ],
     );
+    // fidelity samples the load too.
+    let fid = tempfile::tempdir().unwrap();
+    let out = lockbench()
+        .args([
+            "fidelity",
+            "--lock",
+            "ticket",
+            "--threads",
+            "1",
+            "--rounds",
+            "2",
+        ])
+        .args(["--duration", "50ms", "--warmup", "5ms", "--out"])
+        .arg(fid.path())
+        .output()
+        .unwrap();
     drop(spinners);
+    let fid_err = String::from_utf8(out.stderr).unwrap();
+    assert!(fid_err.contains("busy host"), "{fid_err}");
     assert!(err.contains("the host is busy"), "{err}");
     assert!(err.contains("measured on a busy host"), "{err}");
     let load = &runs[0]["host"]["load"];
