@@ -99,7 +99,9 @@ fn nothing_measured_is_flagged_on_every_figure() {
             "20ms",
         ],
     );
-    assert_eq!(code, 3);
+    // 3: nothing measured (1 only when a loaded machine made the run stall as well).
+    assert!(code == 3 || runs[0]["stalled"].is_string(), "exit {code}");
+    assert_eq!(runs[0]["nothing_measured"], true);
     let q = &runs[0]["quality"]["flags"][0];
     assert_eq!(
         (q["name"].as_str(), q["figure"].as_str()),
@@ -135,10 +137,12 @@ fn a_ratio_on_one_round_is_flagged_and_gme_runs_take_a_gme_baseline() {
         .find(|f| f["name"] == "few-paired-rounds")
         .unwrap();
     assert_eq!(flag["figure"], "throughput_vs_baseline");
-    assert!(flag["reason"]
-        .as_str()
-        .unwrap()
-        .contains("1 paired round of 1"));
+    // One round: at most one paired round (none when a round had fewer than 100 passages).
+    let reason = flag["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("1 paired round of 1") || reason.contains("0 paired rounds of 1"),
+        "{reason}"
+    );
     // In the table the ratio is marked.
     let text = table(&[&args[..], &["--repeat", "1"]].concat());
     let row = text.lines().find(|l| l.starts_with("glb")).unwrap();
@@ -239,7 +243,7 @@ fn a_busy_host_is_detected_and_said() {
         .unwrap();
     drop(spinners);
     let fid_err = String::from_utf8(out.stderr).unwrap();
-    assert!(fid_err.contains("busy host"), "{fid_err}");
+    assert!(fid_err.contains("the host is busy"), "{fid_err}");
     assert!(err.contains("the host is busy"), "{err}");
     assert!(err.contains("measured on a busy host"), "{err}");
     let load = &runs[0]["host"]["load"];

@@ -108,9 +108,10 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
     let mut points = Vec::new();
     let mut loads: Vec<PointLoad> = Vec::new();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The load before anything runs: 100 ms of this process asleep.
     let before = LoadSample::take(true);
-    let noop = noop_overhead(placement, sampling, f.rounds)?;
-    let load = before.until(&LoadSample::take(false), 1, cpus);
+    std::thread::sleep(Duration::from_millis(100));
+    let load = before.until(&LoadSample::take(false), 0, cpus);
     if load.busy {
         let _ = writeln!(
             err,
@@ -118,6 +119,7 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
             crate::engine::rounds::busy_warning(&load)
         );
     }
+    let noop = noop_overhead(placement, sampling, f.rounds)?;
     let _ = writeln!(
         err,
         "noop at 1 thread: the harness adds {:.2} ns per passage to an empty loop",

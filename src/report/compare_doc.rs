@@ -183,7 +183,16 @@ fn throughput(scen: &Scenario, ra: &[&RunResult], rb: &[&RunResult]) -> Result<S
     let chart = LineChart {
         title: format!("Throughput, A against B — {}", scen.mix),
         subtitle: scen.title(),
-        x: Axis::linear("threads", |v| format!("{v:.0}")),
+        x: Axis {
+            ticks: Some({
+                let mut t: Vec<f64> = ra.iter().chain(rb).map(|r| r.threads as f64).collect();
+                t.sort_by(f64::total_cmp);
+                t.dedup();
+                t
+            }),
+            from_zero: false,
+            ..Axis::linear("threads", |v| format!("{v:.0}"))
+        },
         y: Axis::log("throughput (passages/s)", rate),
         series,
         reference: None,
