@@ -134,13 +134,24 @@ fn compare_two_recorded_sets_names_every_common_point() {
         .get_output()
         .stdout
         .clone();
-    let cmp: Vec<Value> = serde_json::from_slice(&out).unwrap();
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(doc["schema_version"], 2);
+    let cmp = doc["points"].as_array().unwrap();
     assert_eq!(cmp.len(), 6);
-    for p in &cmp {
+    for p in cmp {
         let ratio = p["ratio"].as_f64().unwrap();
         let i = &p["interval"];
         assert!(i["low"].as_f64().unwrap() <= ratio && ratio <= i["high"].as_f64().unwrap());
-        assert_eq!(p["rounds"], serde_json::json!([3, 3]));
+        // Three rounds a side, less the near-empty ones, which are left out and flagged.
+        let rounds = (
+            p["rounds"][0].as_u64().unwrap(),
+            p["rounds"][1].as_u64().unwrap(),
+        );
+        assert!(rounds.0 <= 3 && rounds.1 <= 3, "{p}");
+        if rounds != (3, 3) {
+            let flags = p["flags"].to_string();
+            assert!(flags.contains("near-empty"), "{p}");
+        }
         assert_eq!(
             p["differs"].as_bool().unwrap(),
             !(i["low"].as_f64().unwrap() <= 1.0 && 1.0 <= i["high"].as_f64().unwrap())
@@ -214,8 +225,8 @@ fn fail_above_gates_on_a_regression_beyond_the_noise() {
         .get_output()
         .stdout
         .clone();
-    let cmp: Vec<Value> = serde_json::from_slice(&out).unwrap();
-    for p in &cmp {
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    for p in doc["points"].as_array().unwrap() {
         assert!((p["ratio"].as_f64().unwrap() - 0.5).abs() < 1e-9);
         assert_eq!(p["regressed"], false);
         if p["threads"] == 1 {
@@ -290,4 +301,99 @@ fn report_draws_rmrs_and_model_against_hardware_when_present() {
     let md = fs::read_to_string(out.path().join("report.md")).unwrap();
     assert!(md.contains("## Model against hardware"), "{md}");
     assert!(md.contains("(plots/predicted_vs_measured.svg)"));
+}
+
+#[test]
+fn compare_leaves_a_near_zero_round_out_and_flags_it() {
+    // B = A, but one round of B measured 5 passages at a near-zero rate.
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = results(&fixture("a"));
+    for r in &mut runs {
+        for (i, round) in r["per_round"]
+            .as_array_mut()
+            .unwrap()
+            .iter_mut()
+            .enumerate()
+        {
+            round["passages"] = 50_000.into();
+            if i == 0 {
+                round["throughput_per_sec"] = 10.0.into();
+                round["passages"] = 5.into();
+            }
+        }
+    }
+    fs::write(
+        dir.path().join("results.json"),
+        serde_json::to_string(&runs).unwrap(),
+    )
+    .unwrap();
+    let doc: Value = serde_json::from_slice(
+        &lockbench()
+            .args(["compare", "--format", "json", "--fail-above", "5%"])
+            .arg(fixture("a"))
+            .arg(dir.path())
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone(),
+    )
+    .unwrap();
+    for p in doc["points"].as_array().unwrap() {
+        // The estimate rests on B's two other rounds, equal to A's: near 1, not near 0.
+        let ratio = p["ratio"].as_f64().unwrap();
+        assert!(ratio > 0.1, "{p}");
+        assert_eq!(p["rounds"][1], 2, "{p}");
+        assert!(p["flags"].to_string().contains("near-empty"), "{p}");
+        assert_eq!(p["regressed"], false);
+    }
+    // The table marks the ratio and says why.
+    let text = String::from_utf8(
+        lockbench()
+            .arg("compare")
+            .arg(fixture("a"))
+            .arg(dir.path())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    assert!(text.contains("%]!"), "{text}");
+    assert!(text.contains("B: 1 of 3 rounds near-empty"), "{text}");
+}
+
+#[test]
+fn report_says_an_incomplete_sweep_and_writes_one_html_page() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::copy(
+        fixture("a").join("results.json"),
+        dir.path().join("results.json"),
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("manifest.json"),
+        r#"{"config": "", "config_path": "x.toml", "config_hash": "0", "lockbench_version": "0",
+            "host": null, "created": 0, "points": ["t1 distinct", "t2 distinct"]}"#,
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("points.jsonl"),
+        "{\"point\": \"t1 distinct\", \"done\": 3}\n",
+    )
+    .unwrap();
+    lockbench().arg("report").arg(dir.path()).assert().success();
+    let md = fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(
+        md.contains("This sweep is incomplete: 1 of 2 points measured"),
+        "{md}"
+    );
+    assert!(md.contains("`t2 distinct`") && md.contains("--resume"));
+    // Intervals, no diff or a flagged ratio, samples and flags in the table of every point.
+    assert!(md.contains("| samples |") && md.contains("| flags |"));
+    let html = fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("This sweep is incomplete"));
+    assert_eq!(
+        html.matches("<svg").count(),
+        fs::read_dir(dir.path().join("plots")).unwrap().count()
+    );
 }

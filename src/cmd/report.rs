@@ -1,5 +1,5 @@
 //! `lockbench report DIR`: renders a directory of results as `report.md` with SVG plots and
-//! HdrHistogram interval logs.
+//! HdrHistogram interval logs, and as one self-contained `report.html`.
 
 use std::path::PathBuf;
 
@@ -29,8 +29,9 @@ pub fn exec(args: &Args) -> Result<i32> {
     let out = args.out.out.clone().unwrap_or_else(|| args.dir.clone());
     let w = render::render(&args.dir, &out, args.calibration.calibration.as_deref())?;
     println!(
-        "report: {} ({} plots in {}, {} interval logs in {})",
+        "report: {} and {} ({} plots in {}, {} interval logs in {})",
         w.markdown.display(),
+        out.join("report.html").display(),
         w.plots.len(),
         out.join("plots").display(),
         w.hlogs.len(),

@@ -15,6 +15,7 @@ use crate::registry::{lookup, LockEntry};
 use crate::report::store::Store;
 use crate::runner::exec::{auto_latency_sample, timed_passage_cost_ns, RunSpec, StopRule};
 use crate::runner::fidelity::{self, FidelityPoint};
+use crate::runner::host::{Load, LoadSample};
 
 /// The locks `fidelity` measures by default: the common baselines.
 pub const FIDELITY_LOCKS: [&str; 4] = ["parking-lot-mutex", "spin-ticket", "std-mutex", "ticket"];
@@ -89,12 +90,35 @@ pub struct FidelityPlan<'a> {
     pub oracle: OracleArg,
 }
 
+/// The load of the host over one fidelity point, saved beside the points (`fidelity-load.json`).
+#[derive(serde::Serialize)]
+struct PointLoad {
+    lock: String,
+    threads: usize,
+    load: Load,
+}
+
 /// `noop` at one thread, then every lock at every thread count, harness against bare loop in
-/// interleaved rounds; progress on stderr; the points saved in `store` as each finishes.
+/// interleaved rounds; progress on stderr; the points saved in `store` as each finishes, with
+/// the host's load over each (a busy host is warned about, before the first point and after
+/// each point it disturbed).
 pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>> {
     let (placement, sampling) = (f.placement, f.sampling);
     let err = &mut std::io::stderr();
     let mut points = Vec::new();
+    let mut loads: Vec<PointLoad> = Vec::new();
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The load before anything runs: 100 ms of this process asleep.
+    let before = LoadSample::take(true);
+    std::thread::sleep(Duration::from_millis(100));
+    let load = before.until(&LoadSample::take(false), 0, cpus);
+    if load.busy {
+        let _ = writeln!(
+            err,
+            "warning: {}",
+            crate::engine::rounds::busy_warning(&load)
+        );
+    }
     let noop = noop_overhead(placement, sampling, f.rounds)?;
     let _ = writeln!(
         err,
@@ -114,16 +138,44 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
                 sampling,
             );
             spec.oracle = oracle_for(f.oracle, e, spec.k);
+            let before = LoadSample::take(true);
             let point = fidelity::measure(&spec, f.rounds)?;
+            let workers = if t > cpus { 0 } else { t };
+            let load = before.until(&LoadSample::take(false), workers, cpus);
             let _ = writeln!(
                 err,
-                "{} t={t}: harness/bare {}",
+                "{} t={t}: harness/bare {}{}",
                 point.lock,
-                crate::report::estimate(&point.ratio)
+                crate::report::estimate(&point.ratio),
+                if load.busy {
+                    format!(" (host busy: {})", load.reasons.join(", "))
+                } else {
+                    String::new()
+                }
             );
+            loads.push(PointLoad {
+                lock: point.lock.clone(),
+                threads: t,
+                load,
+            });
             points.push(point);
             store.save_json("fidelity.json", &points)?;
+            store.save_json("fidelity-load.json", &loads)?;
         }
+    }
+    let busy: Vec<Load> = loads
+        .iter()
+        .map(|l| l.load.clone())
+        .filter(|l| l.busy)
+        .collect();
+    if let Some(w) = Load::worst(&busy) {
+        let _ = writeln!(
+            err,
+            "warning: {} of {} points were measured on a busy host (worst: {}); their loads are in fidelity-load.json",
+            busy.len(),
+            loads.len(),
+            w.reasons.join(", ")
+        );
     }
     Ok(points)
 }

@@ -93,7 +93,14 @@ fn chosen_locks(
             ));
         }
     }
-    let baseline = lookup(&opts.baseline()).map_err(|_| {
+    // A run of GME locks only is compared with the GME baseline, not with a mutex.
+    let name = match (&opts.baseline, &explicit) {
+        (None, Some(list)) if list.iter().all(|e| e.info.problem == Problem::Gme) => {
+            "condvar-gme".to_string()
+        }
+        _ => opts.baseline(),
+    };
+    let baseline = lookup(&name).map_err(|_| {
         UsageError(format!(
             "unknown baseline {:?} ({}): `lockbench list` shows the names",
             opts.baseline(),

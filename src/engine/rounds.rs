@@ -21,7 +21,7 @@ use crate::report::store::Store;
 use crate::report::{rate, Format, RunResult};
 use crate::runner::exec::{run_once, RunSpec};
 use crate::runner::fidelity::{self, FidelityPoint};
-use crate::runner::host::Host;
+use crate::runner::host::{Host, Load, LoadSample};
 use crate::runner::topology::Topology;
 use crate::workload::rng::Rng;
 
@@ -95,6 +95,8 @@ pub struct Outcome {
     pub complete: bool,
     /// The calibrations used, for the next invocation to reuse.
     pub calibration: Calibration,
+    /// Where the results were saved (null: nothing was).
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// The run engine behind `run` and `sweep`: `opts` already layered and validated (with the
@@ -126,7 +128,12 @@ pub fn run_with(
     for w in &plan.warnings {
         let _ = writeln!(err, "warning: {w}");
     }
+    let before = LoadSample::take(true);
     let calibration = calibrate(opts, &plan, hooks.calibration.take(), err)?;
+    let host_load = before.until(&LoadSample::take(false), 0, host.logical_cpus);
+    if host_load.busy {
+        let _ = writeln!(err, "warning: {}", busy_warning(&host_load));
+    }
     let quiet_err = &mut std::io::sink();
     let err: &mut dyn std::io::Write = if hooks.quiet { quiet_err } else { err };
     let counting_overhead = print_header(opts, &plan, &calibration, err);
@@ -373,10 +380,17 @@ impl Points<'_> {
                 if self.accs[i].failed.is_some() || self.accs[i].stalled() {
                     continue;
                 }
+                let before = LoadSample::take(true);
                 match run_once(&self.specs[i].0) {
                     // A repetition cut short by a signal is not a measurement.
                     Ok(_) if crate::runner::interrupted().is_some() => break 'rounds,
-                    Ok(r) => self.accs[i].push(round, r),
+                    Ok(r) => {
+                        let workers = if self.specs[i].1 { 0 } else { p.threads };
+                        let cpus = self.ctx.host.logical_cpus;
+                        let load = before.until(&LoadSample::take(false), workers, cpus);
+                        self.accs[i].loads.push(load);
+                        self.accs[i].push(round, r)
+                    }
                     Err(e) => {
                         let _ = writeln!(
                             err,
@@ -404,9 +418,10 @@ impl Points<'_> {
                     );
                 }
                 let last = &self.accs[i].reps.last().expect("just pushed").1;
+                let load = self.accs[i].loads.last().filter(|l| l.busy);
                 let _ = writeln!(
                     err,
-                    "[{done}/{total}] round {}: {} t={} {}: {}{}{} -> {}",
+                    "[{done}/{total}] round {}: {} t={} {}: {}{}{}{} -> {}",
                     round + 1,
                     result.lock,
                     result.threads,
@@ -422,6 +437,10 @@ impl Points<'_> {
                     } else {
                         ""
                     },
+                    load.map_or(String::new(), |l| format!(
+                        ", host busy ({})",
+                        l.reasons.join(", ")
+                    )),
                     path.display()
                 );
             }
@@ -468,6 +487,7 @@ impl Points<'_> {
             }
         }
         stdout.flush()?;
+        warn_busy(&results);
 
         if let Some(sig) = crate::runner::interrupted() {
             // What finished is still reported (a violation found before the signal included);
@@ -489,6 +509,7 @@ impl Points<'_> {
                 results,
                 complete: false,
                 calibration,
+                dir: store.dir().map(|d| d.to_path_buf()),
             });
         }
         Ok(Outcome {
@@ -496,8 +517,33 @@ impl Points<'_> {
             results,
             complete,
             calibration,
+            dir: store.dir().map(|d| d.to_path_buf()),
         })
     }
+}
+
+/// After the table, on stderr (a sweep's too): how many results were measured on a busy host.
+fn warn_busy(results: &[RunResult]) {
+    let loads: Vec<Load> = results
+        .iter()
+        .filter_map(|r| r.host.load.clone().filter(|l| l.busy))
+        .collect();
+    if let Some(worst) = Load::worst(&loads) {
+        eprintln!(
+            "warning: {} of {} results were measured on a busy host (worst: {}): their figures carry the busy-host flag",
+            loads.len(),
+            results.len(),
+            worst.reasons.join(", ")
+        );
+    }
+}
+
+/// The warning of a busy host, as hyperfine warns of outliers.
+pub(crate) fn busy_warning(load: &Load) -> String {
+    format!(
+        "the host is busy ({}): figures measured now are disturbed by other work and their spreads are wide; measure on an idle machine (scripts/check-server.sh says what else runs)",
+        load.reasons.join(", ")
+    )
 }
 
 /// Shuffles `v` (Fisher–Yates) with the generator of round `round` of `seed`.

@@ -11,12 +11,13 @@ use crate::metrics::counters::merge;
 use crate::metrics::fairness::Fairness;
 use crate::metrics::latency::{ticks_histogram, LatencySummary};
 use crate::metrics::stats::median_estimate;
+use crate::report::quality::MIN_ROUND_PASSAGES;
 use crate::report::result::{Concurrency, RoundFigure, Spread, ThreadResult};
 use crate::report::store::now_secs;
 use crate::report::RunResult;
 use crate::runner::exec::{Latencies, Repetition, RunSpec, StopRule};
 use crate::runner::fidelity::FidelityPoint;
-use crate::runner::host::Host;
+use crate::runner::host::{Host, Load};
 use crate::workload::format_duration;
 
 /// What one planned run has gathered so far: its repetitions (with the round each ran in) and
@@ -25,6 +26,8 @@ pub(crate) struct PointAcc {
     pub reps: Vec<(usize, Repetition)>,
     pub latency: Option<Latencies>,
     pub failed: Option<String>,
+    /// The machine's load over each repetition.
+    pub loads: Vec<Load>,
 }
 
 impl PointAcc {
@@ -33,6 +36,7 @@ impl PointAcc {
             reps: Vec::new(),
             latency: None,
             failed: None,
+            loads: Vec::new(),
         }
     }
 
@@ -104,7 +108,8 @@ pub(crate) fn summarize(
     let vs_base = median_estimate(&ratios);
     let stalled = reps.iter().find_map(|r| r.stalled.clone());
     let invariant_example = reps.iter().find_map(|r| r.invariant_example.clone());
-    RunResult {
+    let mut result = RunResult {
+        schema_version: crate::report::result::SCHEMA_VERSION,
         lock: p.entry.info.name.to_string(),
         problem: p.entry.info.problem.name().to_string(),
         source: p.entry.info.source.to_string(),
@@ -169,10 +174,16 @@ pub(crate) fn summarize(
         latency_sample_adaptive: spec.timing_cost_ns.is_some(),
         ns_per_tick: npt,
         warnings,
-        host: ctx.host.clone(),
+        quality: Default::default(),
+        host: Host {
+            load: Load::worst(&acc.loads),
+            ..ctx.host.clone()
+        },
         version: env!("CARGO_PKG_VERSION").to_string(),
         timestamp: now_secs(),
-    }
+    };
+    result.quality = crate::report::quality::assess(&result);
+    result
 }
 
 /// What the median repetition's threads did: each one's passages and rate over its own window,
@@ -306,7 +317,9 @@ fn point_warnings(
     warnings
 }
 
-/// Paired ratios: this lock's throughput over the baseline's in the same round.
+/// Paired ratios: this lock's throughput over the baseline's in the same round. A round in
+/// which either measured fewer than [`MIN_ROUND_PASSAGES`] passages is not paired: a ratio to
+/// (or of) a handful of passages is noise, and the `few-paired-rounds` flag says what is left.
 fn per_round(acc: &PointAcc, base: Option<(&str, &PointAcc)>) -> Vec<RoundFigure> {
     acc.reps
         .iter()
@@ -315,8 +328,12 @@ fn per_round(acc: &PointAcc, base: Option<(&str, &PointAcc)>) -> Vec<RoundFigure
             throughput_per_sec: r.throughput_per_sec,
             vs_baseline: base.and_then(|(_, b)| {
                 let (_, br) = b.reps.iter().find(|(br, _)| br == round)?;
-                (br.throughput_per_sec > 0.0).then(|| r.throughput_per_sec / br.throughput_per_sec)
+                (br.throughput_per_sec > 0.0
+                    && br.passages >= MIN_ROUND_PASSAGES
+                    && r.passages >= MIN_ROUND_PASSAGES)
+                    .then(|| r.throughput_per_sec / br.throughput_per_sec)
             }),
+            passages: Some(r.passages),
         })
         .collect()
 }

@@ -22,6 +22,7 @@ use super::RunResult;
 use super::{nanos, rate, Format};
 use crate::error::UsageError;
 use crate::metrics::stats::{Estimate, Interval};
+use crate::report::quality::{MIN_PAIRED_ROUNDS, MIN_ROUND_PASSAGES};
 use crate::table::{Align, Table};
 
 /// One point of both sets.
@@ -57,6 +58,84 @@ pub struct PointComparison {
     pub p99_ratio: Option<f64>,
     /// Slower by more than `--fail-above`, beyond the noise.
     pub regressed: bool,
+    /// Why the ratio is not to be read as a precise number (empty: nothing to say): rounds
+    /// left out as near-empty, too few rounds, flags of either side's throughput.
+    pub flags: Vec<String>,
+}
+
+/// The rounds of one side the estimate may rest on, and a flag for those left out: a round
+/// that measured fewer than [`MIN_ROUND_PASSAGES`] passages (or, in results saved without the
+/// rounds' passages, no passage or under 1% of the side's best round) is near-empty; when every
+/// round is, they are all kept and the flag says the estimate rests on them.
+fn usable_rounds(side: &str, r: &RunResult) -> (Vec<f64>, Option<String>, bool) {
+    let all = r.round_throughputs();
+    let best = all.iter().cloned().fold(0.0, f64::max);
+    let passages: Vec<Option<u64>> = if r.per_round.is_empty() {
+        vec![Some(r.passages)]
+    } else {
+        r.per_round.iter().map(|f| f.passages).collect()
+    };
+    let keep = |i: usize, t: f64| match passages.get(i).copied().flatten() {
+        Some(p) => p >= MIN_ROUND_PASSAGES && t > 0.0,
+        None => t > 0.0 && t >= 0.01 * best,
+    };
+    let kept: Vec<f64> = all
+        .iter()
+        .enumerate()
+        .filter(|(i, t)| keep(*i, **t))
+        .map(|(_, t)| *t)
+        .collect();
+    let dropped = all.len() - kept.len();
+    if dropped == 0 {
+        return (kept, None, false);
+    }
+    if kept.is_empty() {
+        let positive: Vec<f64> = all.into_iter().filter(|t| *t > 0.0).collect();
+        let n = positive.len();
+        return (
+            positive,
+            Some(format!(
+                "{side}: every round is near-empty (fewer than {MIN_ROUND_PASSAGES} passages, or no passage): the estimate rests on {n} of them"
+            )),
+            true,
+        );
+    }
+    let flag = format!(
+        "{side}: {dropped} of {} rounds near-empty (fewer than {MIN_ROUND_PASSAGES} passages, or under 1% of its best round), left out",
+        dropped + kept.len()
+    );
+    (kept, Some(flag), false)
+}
+
+/// The flags of one point: rounds left out, too few rounds, and the quality flags either
+/// side's throughput carries.
+fn point_flags(ra: &RunResult, rb: &RunResult) -> (Vec<f64>, Vec<f64>, Vec<String>, bool) {
+    let (xa, fa, ea) = usable_rounds("A", ra);
+    let (xb, fb, eb) = usable_rounds("B", rb);
+    let mut flags: Vec<String> = [fa, fb].into_iter().flatten().collect();
+    if xa.len().min(xb.len()) < MIN_PAIRED_ROUNDS {
+        flags.push(format!(
+            "few rounds: A {}, B {} (an interval needs ≥ {MIN_PAIRED_ROUNDS} on each side)",
+            xa.len(),
+            xb.len()
+        ));
+    }
+    for (side, r) in [("A", ra), ("B", rb)] {
+        let q = super::quality::assess(r);
+        let names: Vec<&str> = q
+            .flags
+            .iter()
+            .filter(|f| {
+                (f.figure == "throughput_per_sec" || f.figure == "*")
+                    && !f.name.contains("empty-rounds")
+            })
+            .map(|f| f.name.as_str())
+            .collect();
+        if !names.is_empty() {
+            flags.push(format!("{side}: {}", names.join(", ")));
+        }
+    }
+    (xa, xb, flags, ea || eb)
 }
 
 /// Mann–Whitney U under the null for samples of `n` and `m`: the count of arrangements
@@ -159,7 +238,7 @@ pub fn compare(
     let mut points = Vec::new();
     for (k, rb) in &b_keys {
         let Some(ra) = by_key.get(k) else { continue };
-        let (xa, xb) = (ra.round_throughputs(), rb.round_throughputs());
+        let (xa, xb, flags, on_empty) = point_flags(ra, rb);
         let Some(e) = ratio_estimate(&xa, &xb) else {
             continue;
         };
@@ -181,7 +260,8 @@ pub fn compare(
             interval: e.interval,
             differs,
             p99_ratio,
-            regressed: differs && fail_above.is_some_and(|x| e.median < 1.0 - x),
+            regressed: differs && !on_empty && fail_above.is_some_and(|x| e.median < 1.0 - x),
+            flags,
         });
     }
     let only_a = by_key
@@ -198,12 +278,27 @@ pub fn compare(
 }
 
 fn verdict(p: &PointComparison) -> &'static str {
+    if p.flags
+        .iter()
+        .any(|f| f.contains("every round is near-empty"))
+    {
+        return "? (near-empty)";
+    }
     match (p.interval, p.differs) {
         (None, _) => "? (1 round)",
         (Some(_), false) => "no diff",
         (Some(_), true) if p.regressed => "SLOWER !",
         (Some(_), true) if p.ratio < 1.0 => "slower",
         (Some(_), true) => "faster",
+    }
+}
+
+/// `!` when a flag names that side.
+fn side_mark(p: &PointComparison, side: &str) -> &'static str {
+    if p.flags.iter().any(|f| f.starts_with(&format!("{side}:"))) {
+        "!"
+    } else {
+        ""
     }
 }
 
@@ -231,18 +326,22 @@ fn rows(points: &[PointComparison]) -> Vec<[String; 9]> {
                 p.threads.to_string(),
                 p.mix.clone(),
                 config(p),
-                rate(p.a_per_sec),
-                rate(p.b_per_sec),
-                match p.interval {
-                    Some(i) => format!(
-                        "{:.3} [{:.3}–{:.3}, {:.0}%]",
-                        p.ratio,
-                        i.low,
-                        i.high,
-                        i.level * 100.0
-                    ),
-                    None => format!("{:.3}", p.ratio),
-                },
+                format!("{}{}", rate(p.a_per_sec), side_mark(p, "A")),
+                format!("{}{}", rate(p.b_per_sec), side_mark(p, "B")),
+                format!(
+                    "{}{}",
+                    match p.interval {
+                        Some(i) => format!(
+                            "{:.3} [{:.3}–{:.3}, {:.0}%]",
+                            p.ratio,
+                            i.low,
+                            i.high,
+                            i.level * 100.0
+                        ),
+                        None => format!("{:.3}", p.ratio),
+                    },
+                    if p.flags.is_empty() { "" } else { "!" }
+                ),
                 verdict(p).to_string(),
                 p.p99_ratio.map_or("-".into(), |r| format!("{r:.2}")),
             ]
@@ -289,9 +388,17 @@ pub fn render(
     fail_above: Option<f64>,
     points: &[PointComparison],
     only: [&[PointKey]; 2],
+    warnings: &[String],
 ) -> serde_json::Result<String> {
     if format == Format::Json {
-        return Ok(serde_json::to_string_pretty(points)? + "\n");
+        let doc = super::compare_doc::Document {
+            schema_version: super::result::SCHEMA_VERSION,
+            a: sides[0].dir.display().to_string(),
+            b: sides[1].dir.display().to_string(),
+            warnings,
+            points,
+        };
+        return Ok(serde_json::to_string_pretty(&doc)? + "\n");
     }
     let md = format == Format::Md;
     let mut out = String::new();
@@ -304,6 +411,9 @@ pub fn render(
             host_line(&side.first.host),
             side.first.version
         );
+    }
+    for w in warnings {
+        let _ = writeln!(out, "{bullet}warning: {w}");
     }
     let _ = writeln!(
         out,
@@ -344,6 +454,29 @@ pub fn render(
         points.len(),
         points.len() - slower - faster
     );
+    let flagged: Vec<String> = points
+        .iter()
+        .filter(|p| !p.flags.is_empty())
+        .map(|p| {
+            format!(
+                "{} t={} {}: {}",
+                p.lock,
+                p.threads,
+                p.mix,
+                p.flags.join("; ")
+            )
+        })
+        .collect();
+    if !flagged.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}! = not to be read as a precise number:",
+            if md { "\n" } else { "" }
+        );
+        for f in flagged {
+            let _ = writeln!(out, "{}! {f}", if md { "- " } else { "  " });
+        }
+    }
     for (side, keys) in ["A", "B"].iter().zip(only) {
         if !keys.is_empty() {
             let names: Vec<String> = keys

@@ -281,9 +281,15 @@ fn throughput_table(md: &mut String, v: &View<'_>) {
         let _ = write!(md, "| {}{} |", l, if *base { " (baseline)" } else { "" });
         for &t in &v.threads {
             let cell = v.find(l, t).map_or("–".to_string(), |r| {
-                let mut c = rate(r.throughput_per_sec);
+                let q = super::quality::assess(r);
+                let bang = |f: &str| if q.affects(f) { "!" } else { "" };
+                let mut c = format!(
+                    "{}{}",
+                    rate(r.throughput_per_sec),
+                    bang("throughput_per_sec")
+                );
                 if let Some(x) = r.throughput_vs_baseline {
-                    let _ = write!(c, " ({x:.2}x)");
+                    let _ = write!(c, " ({x:.2}x{})", bang("throughput_vs_baseline"));
                 }
                 c
             });

@@ -1,11 +1,17 @@
 //! Results and their exports: an aligned table for people, JSON (the machine-readable
 //! contract), CSV and Markdown. Every export is one [`Exporter`].
 
+pub mod baselines;
 pub mod compare;
+pub mod compare_doc;
+mod csv;
 pub mod figures;
 pub mod hardware;
 pub mod hlog;
+mod html;
 pub mod plots;
+pub mod quality;
+mod quality_md;
 pub mod render;
 pub mod result;
 pub mod saved;
@@ -13,6 +19,7 @@ pub mod store;
 
 use std::fmt::Write as _;
 
+pub use csv::Csv;
 pub use result::RunResult;
 
 pub use crate::opts::Format;
@@ -65,15 +72,29 @@ pub fn nanos(ns: f64) -> String {
     }
 }
 
-/// The columns shared by the table, CSV and Markdown exports: (header, cell).
-fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
+/// The columns shared by the table and Markdown exports: (header, cell). A figure a quality
+/// flag touches ([`quality`]) is marked `!`; the reasons follow the table.
+pub(crate) fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
+    let q = quality::assess(r);
+    let bang = |figure: &str| if q.affects(figure) { "!" } else { "" };
     let ratio = match (r.throughput_vs_baseline, r.throughput_vs_baseline_interval) {
+        (None, _) if r.baseline.is_some() && q.affects("throughput_vs_baseline") => "?!".into(),
         (None, _) => "-".to_string(),
-        (Some(x), None) => format!("{x:.2}x"),
+        (Some(x), None) => format!("{x:.2}x{}", bang("throughput_vs_baseline")),
         (Some(_), Some(i)) if i.contains(1.0) => {
-            format!("no diff [{:.2}–{:.2}]", i.low, i.high)
+            format!(
+                "no diff [{:.2}–{:.2}]{}",
+                i.low,
+                i.high,
+                bang("throughput_vs_baseline")
+            )
         }
-        (Some(x), Some(i)) => format!("{x:.2}x [{:.2}–{:.2}]", i.low, i.high),
+        (Some(x), Some(i)) => format!(
+            "{x:.2}x [{:.2}–{:.2}]{}",
+            i.low,
+            i.high,
+            bang("throughput_vs_baseline")
+        ),
     };
     let inside = r
         .concurrency
@@ -85,21 +106,25 @@ fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
     } else {
         format!("{} VIOL", r.safety_violations + r.invariant_failures)
     };
-    let spread = if r.repeat > 1 {
-        format!(
-            "±{:.0}%{}",
-            r.throughput_spread.half_range() * 100.0,
-            if r.spread_wide { "!" } else { "" }
-        )
-    } else {
+    // The spread is the range over rounds, (max − min) / median, everywhere (JSON `relative`,
+    // CSV `throughput_rel_spread`); undefined with one round or a median of 0.
+    let spread = if r.repeat < 2 {
         "-".into()
+    } else if r.throughput_spread.median <= 0.0 {
+        "?!".into()
+    } else {
+        format!(
+            "{:.0}%{}",
+            r.throughput_spread.relative * 100.0,
+            bang("throughput_spread")
+        )
     };
     // A run that measured nothing has no figures: dashes, not zeros.
-    let figure = |s: String| {
+    let figure = |s: String, field: &str| {
         if r.nothing_measured {
             "-".to_string()
         } else {
-            s
+            format!("{s}{}", bang(field))
         }
     };
     vec![
@@ -107,20 +132,82 @@ fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
         ("problem", r.problem.clone()),
         ("thr", r.threads.to_string()),
         ("mix", r.mix.clone()),
-        ("throughput", figure(rate(r.throughput_per_sec))),
-        ("spread", spread),
+        (
+            "throughput",
+            figure(rate(r.throughput_per_sec), "throughput_per_sec"),
+        ),
+        ("range", spread),
         ("vs base", ratio),
-        ("p50", figure(nanos(r.latency_ns.p50))),
-        ("p99", figure(nanos(r.latency_ns.p99))),
-        ("p99.9", figure(nanos(r.latency_ns.p999))),
-        ("max", figure(nanos(r.latency_ns.max))),
-        ("exit p99", figure(nanos(r.exit_ns.p99))),
+        ("p50", figure(nanos(r.latency_ns.p50), "latency_ns.p50")),
+        ("p99", figure(nanos(r.latency_ns.p99), "latency_ns.p99")),
+        ("p99.9", figure(nanos(r.latency_ns.p999), "latency_ns.p999")),
+        ("max", figure(nanos(r.latency_ns.max), "latency_ns.max")),
+        ("exit p99", figure(nanos(r.exit_ns.p99), "exit_ns.p99")),
         ("samples", r.latency_ns.count.to_string()),
-        ("jain", figure(format!("{:.3}", r.fairness_jain))),
+        (
+            "jain",
+            figure(format!("{:.3}", r.fairness_jain), "fairness_jain"),
+        ),
         ("inside", inside),
         ("safety", safety),
         ("note", note(r)),
     ]
+}
+
+/// The reasons behind every `!` of a table: one line per flagged result, `lock t=N mix: ...`,
+/// and one line for the results measured on a busy host.
+pub fn quality_notes(results: &[RunResult]) -> Vec<String> {
+    let mut lines: Vec<String> = results
+        .iter()
+        .filter_map(|r| {
+            let mut q = quality::assess(r);
+            q.flags.retain(|f| f.name != "busy-host");
+            (!q.flags.is_empty())
+                .then(|| format!("{} t={} {}: {}", r.lock, r.threads, r.mix, q.reasons()))
+        })
+        .collect();
+    let busy: Vec<crate::runner::host::Load> = results
+        .iter()
+        .filter_map(|r| r.host.load.clone().filter(|l| l.busy))
+        .collect();
+    if let Some(w) = crate::runner::host::Load::worst(&busy) {
+        lines.push(format!(
+            "busy host during {} of {} results (worst: {}): every figure of those is flagged",
+            busy.len(),
+            results.len(),
+            w.reasons.join(", ")
+        ));
+    }
+    lines
+}
+
+/// The settings every result of a set shares, in one line: how latency is sampled, the
+/// window, rounds, oracle, wait policy, baseline and what spread means.
+pub fn settings_line(results: &[RunResult]) -> String {
+    let first = &results[0];
+    let baselines: Vec<&str> = {
+        let mut v: Vec<&str> = results
+            .iter()
+            .filter_map(|r| r.baseline.as_deref())
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    };
+    format!(
+        "latency = entry (request → inside), from 1 passage in {}{} timed at random (samples); throughput over the measured window; cs {}, think {}, {} × {} round{}; oracle {}; wait {}{}; baseline {}; range = (max − min) / median over the rounds",
+        first.latency_sample,
+        if first.latency_sample_adaptive { " or fewer" } else { "" },
+        nanos(first.cs_ns as f64),
+        nanos(first.think_ns as f64),
+        first.stop,
+        first.repeat,
+        if first.repeat == 1 { "" } else { "s" },
+        oracle_summary(results),
+        first.wait_policy,
+        if first.slots > first.threads { format!("; locks built for {} processes", first.slots) } else { String::new() },
+        if baselines.is_empty() { "none".to_string() } else { baselines.join(", ") },
+    )
 }
 
 fn note(r: &RunResult) -> String {
@@ -139,6 +226,9 @@ fn note(r: &RunResult) -> String {
     }
     if r.oversubscribed {
         notes.push("oversubscribed".to_string());
+    }
+    if r.host.load.as_ref().is_some_and(|l| l.busy) {
+        notes.push("busy host".to_string());
     }
     notes.join(", ")
 }
@@ -206,20 +296,7 @@ impl Exporter for Table {
         }
         let mut out = String::new();
         let first = &results[0];
-        let _ = writeln!(
-            out,
-            "latency = entry (request → inside), from 1 passage in {}{} timed at random (samples); throughput over the measured window; cs {}, think {}, {} × {} round{}; oracle {}; wait {}{}",
-            first.latency_sample,
-            if first.latency_sample_adaptive { " or fewer" } else { "" },
-            nanos(first.cs_ns as f64),
-            nanos(first.think_ns as f64),
-            first.stop,
-            first.repeat,
-            if first.repeat == 1 { "" } else { "s" },
-            oracle_summary(results),
-            first.wait_policy,
-            if first.slots > first.threads { format!("; locks built for {} processes", first.slots) } else { String::new() },
-        );
+        let _ = writeln!(out, "{}", settings_line(results));
         if let Some(f) = &first.harness_fidelity {
             let _ = writeln!(
                 out,
@@ -231,6 +308,16 @@ impl Exporter for Table {
             );
         }
         out.push_str(&table.render());
+        let notes = quality_notes(results);
+        if !notes.is_empty() {
+            let _ = writeln!(
+                out,
+                "! = a figure resting on too little to be read as a precise number (docs/measurement.md, Quality flags):"
+            );
+            for n in notes {
+                let _ = writeln!(out, "  ! {n}");
+            }
+        }
         out.push_str(&counters_section(results));
         out.push_str(&trace_section(results));
         out
@@ -399,117 +486,21 @@ impl Exporter for Json {
     }
 }
 
-/// CSV, one row per run, figures in plain units (ns, per second).
-pub struct Csv;
-
-impl Exporter for Csv {
-    fn export(&self, results: &[RunResult]) -> String {
-        // Every counter measured in any run gets a column of its figure per passage.
-        let mut counter_names: Vec<String> = Vec::new();
-        for r in results {
-            for c in &r.counters {
-                if !counter_names.contains(&c.name) {
-                    counter_names.push(c.name.clone());
-                }
-            }
-        }
-        let mut out = String::from(
-            "lock,problem,source,threads,sessions,k,mix,passages,throughput_per_sec,throughput_rel_spread,\
-             throughput_vs_baseline,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns,fairness_jain,\
-             inside_mean,inside_max,safety_checked,safety_violations,invariant_failures,stalled,\
-             slots,nothing_measured,latency_samples,starved_threads,oracle,\
-             pin,smt,oversubscribed,wait_policy,cs_ns,think_ns,cs_lines,stop,warmup_ns,rounds,latency_sample,\
-             trace_passages,fcfs_violations,unconflicted_passages,unconflicted_wait_p50_ns,unconflicted_wait_max_ns,fife_violations,trace_truncated",
-        );
-        for n in &counter_names {
-            out.push_str(&format!(",{}_per_passage", csv_field(n)));
-        }
-        out.push('\n');
-        for r in results {
-            let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x}"));
-            let t = r.trace.as_ref();
-            let mut fields = vec![
-                csv_field(&r.lock),
-                r.problem.clone(),
-                csv_field(&r.source),
-                r.threads.to_string(),
-                r.sessions.to_string(),
-                r.k.to_string(),
-                csv_field(&r.mix),
-                r.passages.to_string(),
-                format!("{:.1}", r.throughput_per_sec),
-                format!("{:.4}", r.throughput_spread.relative),
-                opt(r.throughput_vs_baseline),
-                format!("{:.1}", r.latency_ns.p50),
-                format!("{:.1}", r.latency_ns.p90),
-                format!("{:.1}", r.latency_ns.p99),
-                format!("{:.1}", r.latency_ns.p999),
-                format!("{:.1}", r.latency_ns.max),
-                format!("{:.1}", r.latency_ns.mean),
-                format!("{:.4}", r.fairness_jain),
-                opt(r.concurrency.map(|c| c.mean)),
-                r.concurrency.map_or(String::new(), |c| c.max.to_string()),
-                r.safety_checked.to_string(),
-                r.safety_violations.to_string(),
-                r.invariant_failures.to_string(),
-                r.stalled.is_some().to_string(),
-                r.slots.to_string(),
-                r.nothing_measured.to_string(),
-                r.latency_ns.count.to_string(),
-                r.starved_threads
-                    .iter()
-                    .map(|t| t.to_string())
-                    .collect::<Vec<_>>()
-                    .join(";"),
-                r.oracle.clone(),
-                r.pin.clone(),
-                r.smt.to_string(),
-                r.oversubscribed.to_string(),
-                r.wait_policy.clone(),
-                r.cs_ns.to_string(),
-                r.think_ns.to_string(),
-                r.cs_lines.to_string(),
-                csv_field(&r.stop),
-                r.warmup_ns.to_string(),
-                r.repeat.to_string(),
-                r.latency_sample.to_string(),
-                t.map_or(String::new(), |t| t.passages.to_string()),
-                t.map_or(String::new(), |t| t.fcfs_violations.to_string()),
-                t.map_or(String::new(), |t| t.unconflicted_passages.to_string()),
-                opt(t.and_then(|t| t.unconflicted_wait_p50_ns)),
-                opt(t.and_then(|t| t.unconflicted_wait_max_ns)),
-                t.and_then(|t| t.fife_violations)
-                    .map_or(String::new(), |v| v.to_string()),
-                t.map_or(String::new(), |t| t.truncated.to_string()),
-            ];
-            for n in &counter_names {
-                fields.push(opt(r
-                    .counters
-                    .iter()
-                    .find(|c| &c.name == n)
-                    .and_then(|c| c.per_passage)));
-            }
-            out.push_str(&fields.join(","));
-            out.push('\n');
-        }
-        out
-    }
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
 /// Markdown table.
 pub struct Markdown;
 
 impl Exporter for Markdown {
     fn export(&self, results: &[RunResult]) -> String {
         let mut out = String::new();
+        if let Some(first) = results.first() {
+            let _ = writeln!(out, "{}\n", settings_line(results));
+            let _ = writeln!(
+                out,
+                "Host: {}; lockbench {}.\n",
+                render::host_line(&first.host),
+                first.version
+            );
+        }
         for (i, r) in results.iter().enumerate() {
             let cols = columns(r);
             if i == 0 {
@@ -519,6 +510,16 @@ impl Exporter for Markdown {
             }
             let cells: Vec<String> = cols.iter().map(|c| c.1.replace('|', "\\|")).collect();
             let _ = writeln!(out, "| {} |", cells.join(" | "));
+        }
+        let notes = quality_notes(results);
+        if !notes.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n`!` marks a figure resting on too little to be read as a precise number:\n"
+            );
+            for n in notes {
+                let _ = writeln!(out, "- {}", n.replace('|', "\\|"));
+            }
         }
         let trace = trace_rows(results);
         for (i, row) in trace.iter().enumerate() {
@@ -547,12 +548,6 @@ mod tests {
         assert_eq!(nanos(1_500.0), "1.50 µs");
         assert_eq!(nanos(25_000.0), "25.0 µs");
         assert_eq!(nanos(3.2e6), "3.20 ms");
-    }
-
-    #[test]
-    fn csv_quotes() {
-        assert_eq!(csv_field("hot:8:25,75"), "\"hot:8:25,75\"");
-        assert_eq!(csv_field("single"), "single");
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub use super::figures::Written;
 use super::figures::{self, lock_order, md_cell, Page};
 use super::saved::{self, Scenario};
 use super::RunResult;
-use super::{hardware, hlog, nanos, rate};
+use super::{hardware, hlog, nanos};
 use crate::runner::host::Host;
 
 /// Renders the results of `dir` into `out`.
@@ -31,6 +31,8 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         written: Written::default(),
     };
     intro(&mut page.md, dir, &runs);
+    super::quality_md::sweep_state(&mut page.md, dir);
+    super::quality_md::settings(&mut page.md, &runs);
     failures(&mut page.md, &runs);
     // Every lock keeps one colour and marker across the plots.
     let all: Vec<&RunResult> = runs.iter().collect();
@@ -48,10 +50,12 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
     }
     page.written.hlogs = hlog::write_run_logs(&runs, out)?;
     every_point(&mut page.md, &runs);
+    super::quality_md::flags(&mut page.md, &runs);
     notes(&mut page.md, &runs, &page.written.hlogs);
     let path = out.join("report.md");
     fs::write(&path, &page.md).with_context(|| format!("cannot write {}", path.display()))?;
     page.written.markdown = path;
+    super::html::write(out, &page.md)?;
     Ok(page.written)
 }
 
@@ -127,11 +131,15 @@ fn every_point(md: &mut String, runs: &[RunResult]) {
     let _ = writeln!(md, "## Every point\n");
     let _ = writeln!(
         md,
-        "| lock | problem | threads | mix | cs | think | k | throughput | spread | vs base | p50 | p99 | p99.9 | max | jain | inside | RMR/passage | safety |"
+        "Figures marked `!` rest on too little to be read as precise numbers: the flags column names why (see *Quality flags* below). range = (max − min) / median over the rounds; vs base = median of the ratios paired within each round, with its interval; `no diff` when the interval holds 1.\n"
     );
     let _ = writeln!(
         md,
-        "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+        "| lock | problem | threads | mix | cs | think | k | throughput | range | vs base | p50 | p99 | p99.9 | max | samples | jain | inside | RMR/passage | safety | flags |"
+    );
+    let _ = writeln!(
+        md,
+        "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
     );
     for r in runs {
         let cells: Vec<String> = point_row(r).iter().map(|c| md_cell(c)).collect();
@@ -140,24 +148,15 @@ fn every_point(md: &mut String, runs: &[RunResult]) {
     md.push('\n');
 }
 
-/// One row of the table of every point.
-fn point_row(r: &RunResult) -> [String; 18] {
-    let spread = if r.throughput_spread.median > 0.0 && r.repeat > 1 {
-        format!(
-            "±{:.0}%",
-            (r.throughput_spread.max - r.throughput_spread.min) / r.throughput_spread.median * 50.0
-        )
-    } else {
-        "–".into()
+/// One row of the table of every point: the table's cells where they are the same.
+fn point_row(r: &RunResult) -> Vec<String> {
+    let cols = super::columns(r);
+    let cell = |name: &str| {
+        cols.iter()
+            .find(|c| c.0 == name)
+            .map_or("–".to_string(), |c| c.1.clone())
     };
-    let safety = if !r.safety_checked {
-        "off".to_string()
-    } else if r.safety_violations + r.invariant_failures == 0 {
-        "ok".to_string()
-    } else {
-        format!("{} VIOL", r.safety_violations + r.invariant_failures)
-    };
-    [
+    vec![
         r.lock.clone(),
         r.problem.clone(),
         r.threads.to_string(),
@@ -165,21 +164,21 @@ fn point_row(r: &RunResult) -> [String; 18] {
         nanos(r.cs_ns as f64),
         nanos(r.think_ns as f64),
         r.k.to_string(),
-        rate(r.throughput_per_sec),
-        spread,
-        r.throughput_vs_baseline
-            .map_or("–".into(), |x| format!("{x:.2}x")),
-        nanos(r.latency_ns.p50),
-        nanos(r.latency_ns.p99),
-        nanos(r.latency_ns.p999),
-        nanos(r.latency_ns.max),
-        format!("{:.3}", r.fairness_jain),
-        r.concurrency
-            .map_or("–".into(), |c| format!("{:.2}/{}", c.mean, c.max)),
+        cell("throughput"),
+        cell("range"),
+        cell("vs base"),
+        cell("p50"),
+        cell("p99"),
+        cell("p99.9"),
+        cell("max"),
+        r.latency_ns.count.to_string(),
+        cell("jain"),
+        cell("inside"),
         r.model_rmrs().map_or("–".into(), |m| {
             format!("{:.1} ({})", m.per_passage_mean, m.model)
         }),
-        safety,
+        cell("safety"),
+        super::quality::assess(r).names(),
     ]
 }
 

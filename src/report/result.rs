@@ -16,6 +16,7 @@ use crate::metrics::fairness::Fairness;
 use crate::metrics::latency::LatencySummary;
 use crate::metrics::stats::Interval;
 pub use crate::metrics::stats::{Spread, WIDE_SPREAD};
+use crate::report::quality::Quality;
 use crate::runner::fidelity::FidelityPoint;
 use crate::runner::host::Host;
 
@@ -58,14 +59,24 @@ pub struct RoundFigure {
     /// Passages per second in that round.
     pub throughput_per_sec: f64,
     /// Over the baseline's throughput in the same round (null for the baseline itself, or when
-    /// the baseline did not run in that round).
+    /// the baseline did not run in that round, or when either measured fewer than
+    /// [`crate::report::quality::MIN_ROUND_PASSAGES`] passages in it).
     pub vs_baseline: Option<f64>,
+    /// Passages measured in that round (null in results saved before it was recorded).
+    pub passages: Option<u64>,
 }
+
+/// The version of the JSON this build writes: 2 added `schema_version`, `quality`,
+/// `host.load` and the rounds' `passages`. Every JSON output of `run`, `sweep`, `report` and
+/// `compare` carries it.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One (lock, configuration) run.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(default)]
 pub struct RunResult {
+    /// [`SCHEMA_VERSION`] of the build that wrote it (0: written before versions were kept).
+    pub schema_version: u32,
     /// Lock name.
     pub lock: String,
     /// Problem it solves: mutex, gme, k-exclusion.
@@ -192,6 +203,9 @@ pub struct RunResult {
     pub ns_per_tick: f64,
     /// Notes a reader must see (oversubscription, pinning failures, ...).
     pub warnings: Vec<String>,
+    /// The flags of figures that rest on too little to be read as precise numbers (see
+    /// [`crate::report::quality`]): each with its name, the figure it affects and the reason.
+    pub quality: Quality,
     /// Host description.
     pub host: Host,
     /// lockbench version.

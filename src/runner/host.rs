@@ -7,7 +7,7 @@ use super::topology::Topology;
 
 /// The host a benchmark ran on. Counts describe the topology the run used (after any
 /// restriction to the process's allowed CPUs; `notes` says when that happened).
-#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default)]
 pub struct Host {
     /// CPU model as `/proc/cpuinfo` names it; `null` when it does not.
@@ -31,6 +31,9 @@ pub struct Host {
     /// Settings that move figures: frequency scaling, SMT, clocks, isolation.
     #[serde(flatten)]
     pub env: Environment,
+    /// What else the machine was doing while this result was measured (the worst of its
+    /// rounds); null where it was not sampled.
+    pub load: Option<Load>,
 }
 
 /// The settings of a machine that move benchmark figures, read from sysfs and procfs; each is
@@ -178,7 +181,190 @@ impl Host {
             hostname,
             notes: topology.notes.clone(),
             env: Environment::default(),
+            load: None,
         }
+    }
+}
+
+/// Other work on the machine while something was measured: what `run`, `sweep` and `fidelity`
+/// sample before and during each point, and warn about when [`Load::busy`].
+///
+/// The rule: busy when, during the point, other processes used at least [`BUSY_OTHERS_CPU`]
+/// of a CPU on average (all CPUs' busy time in `/proc/stat` less this process's own CPU time
+/// from `getrusage`), or at least one other task was runnable at its start (`procs_running` of
+/// `/proc/stat` less this thread, the least of three readings 1 ms apart), or the hypervisor
+/// stole at least [`BUSY_STEAL`] of the CPU time, or the workers were preempted at least
+/// [`BUSY_PREEMPTIONS`] times per second each (involuntary context switches, `getrusage`; not
+/// counted when the run oversubscribes, where preemption is the design).
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct Load {
+    /// Other runnable tasks at the start (null where `/proc/stat` is unreadable).
+    pub runnable_before: Option<u64>,
+    /// CPUs' worth of other processes' work during the point, on average.
+    pub others_cpu: Option<f64>,
+    /// Fraction of CPU time stolen by the hypervisor during the point.
+    pub steal: Option<f64>,
+    /// Involuntary context switches of this process's threads per second per worker.
+    pub preemptions_per_sec: Option<f64>,
+    /// Seconds the sample covered.
+    pub seconds: f64,
+    /// One of the rules held.
+    pub busy: bool,
+    /// Which, in numbers (`1.9 CPUs of other work`).
+    pub reasons: Vec<String>,
+}
+
+/// Other processes using this much of a CPU on average make the host busy.
+pub const BUSY_OTHERS_CPU: f64 = 0.25;
+/// Steal at this fraction makes the host busy.
+pub const BUSY_STEAL: f64 = 0.05;
+/// Involuntary switches per second per worker at which the host is busy (an undisturbed
+/// worker alone on its CPU is switched out a few times a second at most).
+pub const BUSY_PREEMPTIONS: f64 = 50.0;
+
+/// One reading of the counters behind [`Load`].
+#[derive(Clone, Copy, Debug)]
+pub struct LoadSample {
+    at: std::time::Instant,
+    /// (busy, total, steal) ticks of all CPUs.
+    cpu: Option<(u64, u64, u64)>,
+    runnable: Option<u64>,
+    own_cpu_s: f64,
+    own_preemptions: u64,
+}
+
+/// `(busy, total, steal, procs_running)` from a `/proc/stat` text.
+fn parse_stat(text: &str) -> (Option<(u64, u64, u64)>, Option<u64>) {
+    let mut cpu = None;
+    let mut running = None;
+    for line in text.lines() {
+        let mut f = line.split_whitespace();
+        match f.next() {
+            Some("cpu") => {
+                let v: Vec<u64> = f.take(8).filter_map(|x| x.parse().ok()).collect();
+                if v.len() >= 8 {
+                    // user nice system idle iowait irq softirq steal
+                    let busy = v[0] + v[1] + v[2] + v[5] + v[6];
+                    cpu = Some((busy, v.iter().sum(), v[7]));
+                }
+            }
+            Some("procs_running") => running = f.next().and_then(|x| x.parse().ok()),
+            _ => {}
+        }
+    }
+    (cpu, running)
+}
+
+impl LoadSample {
+    /// Reads `/proc/stat` and this process's resource usage now; with `settle`, takes the
+    /// least runnable count of three readings 1 ms apart (one transient task is not load).
+    pub fn take(settle: bool) -> LoadSample {
+        let read = || parse_stat(&std::fs::read_to_string("/proc/stat").unwrap_or_default());
+        let (cpu, mut runnable) = read();
+        if settle {
+            for _ in 0..2 {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                let r = read().1;
+                runnable = match (runnable, r) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+            }
+        }
+        // SAFETY: rusage is plain integers, for which all zeroes is a valid value.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `u` is a live, writable rusage; RUSAGE_SELF covers every thread of the process.
+        let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } == 0;
+        let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        LoadSample {
+            at: std::time::Instant::now(),
+            cpu,
+            runnable,
+            own_cpu_s: if ok {
+                secs(u.ru_utime) + secs(u.ru_stime)
+            } else {
+                0.0
+            },
+            own_preemptions: if ok { u.ru_nivcsw.max(0) as u64 } else { 0 },
+        }
+    }
+
+    /// The load from this sample (taken before) to `after`, with `workers` threads measured
+    /// (0: none of this process's switches count) on `cpus` CPUs.
+    pub fn until(&self, after: &LoadSample, workers: usize, cpus: usize) -> Load {
+        let seconds = after.at.duration_since(self.at).as_secs_f64();
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        // Ticks come in 1/hz steps: under 20 of them say nothing about the point.
+        let (others_cpu, steal) = match (self.cpu, after.cpu) {
+            (Some(b), Some(a)) if a.1.saturating_sub(b.1) >= 20 && seconds > 0.0 => {
+                let busy_s = a.0.saturating_sub(b.0) as f64 / hz;
+                let own = (after.own_cpu_s - self.own_cpu_s).max(0.0);
+                let others = ((busy_s - own) / seconds).clamp(0.0, cpus.max(1) as f64);
+                let steal = a.2.saturating_sub(b.2) as f64 / a.1.saturating_sub(b.1) as f64;
+                (Some(others), Some(steal))
+            }
+            _ => (None, None),
+        };
+        let preemptions_per_sec = (workers > 0 && seconds >= 0.02).then(|| {
+            after.own_preemptions.saturating_sub(self.own_preemptions) as f64
+                / seconds
+                / workers as f64
+        });
+        let mut load = Load {
+            runnable_before: self.runnable.map(|r| r.saturating_sub(1)),
+            others_cpu,
+            steal,
+            preemptions_per_sec,
+            seconds,
+            busy: false,
+            reasons: Vec::new(),
+        };
+        load.judge();
+        load
+    }
+}
+
+impl Load {
+    /// Sets `busy` and `reasons` by the rules of [`Load`].
+    pub fn judge(&mut self) {
+        let mut reasons = Vec::new();
+        if let Some(c) = self.others_cpu.filter(|c| *c >= BUSY_OTHERS_CPU) {
+            reasons.push(format!("{c:.2} CPUs of other work"));
+        }
+        if let Some(r) = self.runnable_before.filter(|r| *r >= 1) {
+            reasons.push(format!("{r} other runnable tasks at the start"));
+        }
+        if let Some(s) = self.steal.filter(|s| *s >= BUSY_STEAL) {
+            reasons.push(format!("{:.0}% steal", s * 100.0));
+        }
+        if let Some(p) = self.preemptions_per_sec.filter(|p| *p >= BUSY_PREEMPTIONS) {
+            reasons.push(format!("workers preempted {p:.0}/s each"));
+        }
+        self.busy = !reasons.is_empty();
+        self.reasons = reasons;
+    }
+
+    /// The worst of several loads (each figure its largest), judged again.
+    pub fn worst(loads: &[Load]) -> Option<Load> {
+        let first = loads.first()?;
+        let max_f = |f: fn(&Load) -> Option<f64>| {
+            loads
+                .iter()
+                .filter_map(f)
+                .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))))
+        };
+        let mut w = Load {
+            runnable_before: loads.iter().filter_map(|l| l.runnable_before).max(),
+            others_cpu: max_f(|l| l.others_cpu),
+            steal: max_f(|l| l.steal),
+            preemptions_per_sec: max_f(|l| l.preemptions_per_sec),
+            seconds: loads.iter().map(|l| l.seconds).sum(),
+            ..first.clone()
+        };
+        w.judge();
+        Some(w)
     }
 }
 
@@ -320,5 +506,55 @@ mod tests {
         // Nothing there: every field null, no error.
         let empty = tempfile::tempdir().unwrap();
         assert_eq!(Environment::read(empty.path()), Environment::default());
+    }
+}
+
+#[cfg(test)]
+mod load_tests {
+    use super::*;
+
+    #[test]
+    fn proc_stat_is_read() {
+        let text = "cpu  100 5 50 1000 10 3 2 7 0 0\ncpu0 1 2 3 4 5 6 7 8 0 0\nprocs_running 3\nprocs_blocked 0\n";
+        assert_eq!(parse_stat(text), (Some((160, 1177, 7)), Some(3)));
+        assert_eq!(parse_stat(""), (None, None));
+    }
+
+    #[test]
+    fn the_rules_judge_a_load() {
+        let mut quiet = Load {
+            runnable_before: Some(0),
+            others_cpu: Some(0.05),
+            steal: Some(0.0),
+            preemptions_per_sec: Some(2.0),
+            ..Load::default()
+        };
+        quiet.judge();
+        assert!(!quiet.busy && quiet.reasons.is_empty());
+        let mut busy = Load {
+            others_cpu: Some(1.9),
+            steal: Some(0.1),
+            ..quiet.clone()
+        };
+        busy.judge();
+        assert!(busy.busy);
+        assert_eq!(busy.reasons, vec!["1.90 CPUs of other work", "10% steal"]);
+        let w = Load::worst(&[quiet, busy]).unwrap();
+        assert!(w.busy && w.others_cpu == Some(1.9) && w.preemptions_per_sec == Some(2.0));
+        assert!(Load::worst(&[]).is_none());
+    }
+
+    #[test]
+    fn a_sample_over_a_sleep_reads_this_machine() {
+        let a = LoadSample::take(true);
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let l = a.until(&LoadSample::take(false), 1, 2);
+        assert!(l.seconds >= 0.03, "{l:?}");
+        if std::path::Path::new("/proc/stat").exists() {
+            assert!(l.runnable_before.is_some(), "{l:?}");
+        }
+        // Switches are counted over the whole process (other tests' threads too): a rate.
+        assert!(l.preemptions_per_sec.unwrap() >= 0.0, "{l:?}");
+        assert_eq!(l.busy, !l.reasons.is_empty());
     }
 }

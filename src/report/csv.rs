@@ -1,0 +1,209 @@
+//! The CSV export: one row per run, figures in plain units (ns, per second), and a column set
+//! that holds still. Every run has the same columns whatever it measured: the counters are one
+//! column per named event (empty where not measured, with or without `--counters`), raw and
+//! preset events in one `other_counters_per_passage` cell (`name=value;...`); a run without a
+//! trace or a baseline has empty cells there.
+
+use super::{Exporter, RunResult};
+
+/// The named counters, each with a fixed `<name>_per_passage` column.
+pub const COUNTER_COLUMNS: [&str; 12] = [
+    "cycles",
+    "instructions",
+    "cache-references",
+    "cache-misses",
+    "branches",
+    "branch-misses",
+    "l1d-read-misses",
+    "llc-read-misses",
+    "context-switches",
+    "cpu-migrations",
+    "page-faults",
+    "task-clock",
+];
+
+/// The header, without the counters' columns.
+const HEADER: &str = "lock,problem,source,threads,sessions,k,mix,passages,throughput_per_sec,\
+     throughput_rel_spread,baseline,throughput_vs_baseline,throughput_vs_baseline_low,\
+     throughput_vs_baseline_high,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns,fairness_jain,\
+     inside_mean,inside_max,safety_checked,safety_violations,invariant_failures,stalled,\
+     slots,nothing_measured,latency_samples,starved_threads,oracle,\
+     pin,smt,oversubscribed,wait_policy,cs_ns,think_ns,cs_lines,stop,warmup_ns,rounds,latency_sample,\
+     trace_passages,fcfs_violations,unconflicted_passages,unconflicted_wait_p50_ns,unconflicted_wait_max_ns,fife_violations,trace_truncated,\
+     host_busy,quality,schema_version";
+
+/// The whole header line (no newline).
+pub fn header() -> String {
+    let mut h = HEADER.to_string();
+    for n in COUNTER_COLUMNS {
+        h.push_str(&format!(",{n}_per_passage"));
+    }
+    h.push_str(",other_counters_per_passage");
+    h
+}
+
+/// CSV, one row per run.
+pub struct Csv;
+
+impl Exporter for Csv {
+    fn export(&self, results: &[RunResult]) -> String {
+        let mut out = header();
+        out.push('\n');
+        for r in results {
+            out.push_str(&row(r).join(","));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or(String::new(), |x| format!("{x}"))
+}
+
+/// One run's cells, in the header's order.
+fn row(r: &RunResult) -> Vec<String> {
+    let t = r.trace.as_ref();
+    let interval = r.throughput_vs_baseline_interval;
+    let quality = super::quality::assess(r);
+    let mut fields = vec![
+        csv_field(&r.lock),
+        r.problem.clone(),
+        csv_field(&r.source),
+        r.threads.to_string(),
+        r.sessions.to_string(),
+        r.k.to_string(),
+        csv_field(&r.mix),
+        r.passages.to_string(),
+        format!("{:.1}", r.throughput_per_sec),
+        if quality.affects("throughput_spread") && r.repeat < 2 {
+            String::new()
+        } else {
+            format!("{:.4}", r.throughput_spread.relative)
+        },
+        r.baseline.clone().unwrap_or_default(),
+        opt(r.throughput_vs_baseline),
+        opt(interval.map(|i| i.low)),
+        opt(interval.map(|i| i.high)),
+        format!("{:.1}", r.latency_ns.p50),
+        format!("{:.1}", r.latency_ns.p90),
+        format!("{:.1}", r.latency_ns.p99),
+        format!("{:.1}", r.latency_ns.p999),
+        format!("{:.1}", r.latency_ns.max),
+        format!("{:.1}", r.latency_ns.mean),
+        format!("{:.4}", r.fairness_jain),
+        opt(r.concurrency.map(|c| c.mean)),
+        r.concurrency.map_or(String::new(), |c| c.max.to_string()),
+        r.safety_checked.to_string(),
+        r.safety_violations.to_string(),
+        r.invariant_failures.to_string(),
+        r.stalled.is_some().to_string(),
+        r.slots.to_string(),
+        r.nothing_measured.to_string(),
+        r.latency_ns.count.to_string(),
+        r.starved_threads
+            .iter()
+            .map(|t| t.to_string())
+            .collect::<Vec<_>>()
+            .join(";"),
+        r.oracle.clone(),
+        r.pin.clone(),
+        r.smt.to_string(),
+        r.oversubscribed.to_string(),
+        r.wait_policy.clone(),
+        r.cs_ns.to_string(),
+        r.think_ns.to_string(),
+        r.cs_lines.to_string(),
+        csv_field(&r.stop),
+        r.warmup_ns.to_string(),
+        r.repeat.to_string(),
+        r.latency_sample.to_string(),
+        t.map_or(String::new(), |t| t.passages.to_string()),
+        t.map_or(String::new(), |t| t.fcfs_violations.to_string()),
+        t.map_or(String::new(), |t| t.unconflicted_passages.to_string()),
+        opt(t.and_then(|t| t.unconflicted_wait_p50_ns)),
+        opt(t.and_then(|t| t.unconflicted_wait_max_ns)),
+        t.and_then(|t| t.fife_violations)
+            .map_or(String::new(), |v| v.to_string()),
+        t.map_or(String::new(), |t| t.truncated.to_string()),
+        r.host
+            .load
+            .as_ref()
+            .map_or(String::new(), |l| l.busy.to_string()),
+        quality.names(),
+        super::result::SCHEMA_VERSION.to_string(),
+    ];
+    for n in COUNTER_COLUMNS {
+        fields.push(opt(r
+            .counters
+            .iter()
+            .find(|c| c.name == n)
+            .and_then(|c| c.per_passage)));
+    }
+    let others: Vec<String> = r
+        .counters
+        .iter()
+        .filter(|c| !COUNTER_COLUMNS.contains(&c.name.as_str()))
+        .filter_map(|c| c.per_passage.map(|v| format!("{}={v}", c.name)))
+        .collect();
+    fields.push(csv_field(&others.join(";")));
+    fields
+}
+
+/// A CSV cell: quoted when it holds a comma, a quote or a newline.
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting() {
+        assert_eq!(csv_field("hot:8:25,75"), "\"hot:8:25,75\"");
+        assert_eq!(csv_field("single"), "single");
+    }
+
+    #[test]
+    fn every_row_has_the_header_columns_whatever_it_counted() {
+        let bare = RunResult {
+            lock: "a".into(),
+            repeat: 1,
+            ..RunResult::default()
+        };
+        let counted: RunResult = serde_json::from_value(serde_json::json!({
+            "lock": "b", "mix": "hot:8:20,80", "repeat": 3,
+            "counters": [{"name": "cycles", "per_passage": 12.5},
+                         {"name": "r0443", "per_passage": 2.0},
+                         {"name": "cache-misses", "per_passage": null, "unavailable": "no pmu"}],
+        }))
+        .unwrap();
+        let text = Csv.export(&[bare.clone(), counted]);
+        let columns = header().split(',').count();
+        let mut lines = text.lines();
+        assert_eq!(lines.next().unwrap(), header());
+        let mut reader_rows = 0;
+        for line in lines {
+            // Quoted cells hold commas: count outside quotes.
+            let mut n = 1;
+            let mut quoted = false;
+            for ch in line.chars() {
+                match ch {
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => n += 1,
+                    _ => {}
+                }
+            }
+            assert_eq!(n, columns, "{line}");
+            reader_rows += 1;
+        }
+        assert_eq!(reader_rows, 2);
+        assert!(text.contains("r0443=2"));
+        assert_eq!(Csv.export(&[bare]).lines().next().unwrap(), header());
+    }
+}
