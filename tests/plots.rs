@@ -363,3 +363,16 @@ fn passages_runs_have_no_fairness_plot_and_distinct_no_concurrency_plot() {
         .join("plots/fairness_uniform-2_cs0_think0_k1_t2.svg")
         .is_file());
 }
+
+#[test]
+fn the_report_cites_the_papers_of_its_locks() {
+    let dir = report(&gme_set());
+    let md = fs::read_to_string(dir.path().join("report.md")).unwrap();
+    assert!(
+        md.contains(
+            "- bwb-gme, glb — seed 000: Y. He, K. Gopalakrishnan, E. Gafni, \
+             \"Group mutual exclusion in linear time and space\""
+        ),
+        "{md}"
+    );
+}

@@ -107,6 +107,23 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_cites_what_this_table_says() {
+        let readme = include_str!("../../README.md");
+        let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+        for c in CITATIONS {
+            assert!(flat.contains(c.authors), "README lacks {}", c.authors);
+            if c.seed == "001" {
+                // No title or venue to copy: the README says they are missing.
+                assert!(flat.contains("title line and venue are missing"));
+                continue;
+            }
+            assert!(flat.contains(c.title), "README lacks {}", c.title);
+            let venue = c.venue.split(" (").next().unwrap();
+            assert!(flat.contains(venue), "README lacks {venue}");
+        }
+    }
+
+    #[test]
     fn every_paper_lock_of_the_registry_cites_a_seed() {
         for e in crate::registry::registry() {
             let s = e.info.source;

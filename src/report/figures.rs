@@ -14,6 +14,7 @@ use super::plots::{self, Axis, LineChart, Pt, Row, Series};
 use super::saved::Scenario;
 use super::RunResult;
 use super::{nanos, rate};
+use crate::locks::sources::{cite_source, Citation};
 
 /// What the report wrote.
 #[derive(Debug, Default)]
@@ -231,6 +232,7 @@ pub fn scenario(
         throughput(page, &v)?;
     }
     throughput_table(&mut page.md, &v);
+    papers(&mut page.md, &v);
     let timed: &[usize] = if native { &v.threads } else { &[] };
     for &t in timed {
         latency(page, &v, t)?;
@@ -313,6 +315,39 @@ fn throughput_table(md: &mut String, v: &View<'_>) {
             let _ = write!(md, " {} |", md_cell(&cell));
         }
         md.push('\n');
+    }
+    md.push('\n');
+}
+
+/// The papers the scenario's locks follow, each cited once with the locks that follow it.
+fn papers(md: &mut String, v: &View<'_>) {
+    let mut cited: Vec<(&Citation, Vec<&str>)> = Vec::new();
+    for (l, _) in &v.locks {
+        let source = v
+            .runs
+            .iter()
+            .find(|r| r.lock == *l)
+            .map(|r| r.source.as_str());
+        let Some(c) = source.and_then(cite_source) else {
+            continue;
+        };
+        match cited.iter_mut().find(|(x, _)| x.seed == c.seed) {
+            Some((_, locks)) => locks.push(l),
+            None => cited.push((c, vec![l])),
+        }
+    }
+    if cited.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "Papers:\n");
+    for (c, locks) in cited {
+        let _ = writeln!(
+            md,
+            "- {} — seed {}: {}",
+            md_cell(&locks.join(", ")),
+            c.seed,
+            md_cell(&c.line())
+        );
     }
     md.push('\n');
 }
