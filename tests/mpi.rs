@@ -265,6 +265,24 @@ mod with_mpi {
     }
 
     #[test]
+    fn without_n_the_ranks_are_the_processes() {
+        // `mpirun -n 4 ... --algo token-gme`: four ranks mean four processes; with
+        // --procs-per-rank 2, two ranks mean four too.
+        let mut args = vec!["--algo", "token-gme", "--format", "json"];
+        args.extend(MODEL);
+        let r = &runs(&mpirun(4, &args))[0];
+        safe_and_live(r);
+        assert_eq!(r["ranks"], 4, "{r}");
+        assert_eq!(r["n"], 4, "{r}");
+        assert_eq!(r["requests"], 100, "{r}");
+        args.extend(["--procs-per-rank", "2"]);
+        let r = &runs(&mpirun(2, &args))[0];
+        safe_and_live(r);
+        assert_eq!(r["n"], 4, "{r}");
+        assert_eq!(r["procs_per_rank"], 2, "{r}");
+    }
+
+    #[test]
     fn a_process_count_that_does_not_fit_the_ranks_is_bad_input() {
         let out = mpirun(2, &["--algo", "ra1", "--n", "3"]);
         assert_eq!(out.status.code(), Some(2));

@@ -71,18 +71,26 @@ fn report_renders_markdown_plots_and_interval_logs() {
         "throughput_distinct_cs0_think0_k1.svg",
         "latency_distinct_cs0_think0_k1_t1.svg",
         "latency_distinct_cs0_think0_k1_t2.svg",
-        "fairness_distinct_cs0_think0_k1_t2.svg",
-        "concurrency_distinct_cs0_think0_k1.svg",
     ] {
         assert!(names.contains(&want), "{want} missing from {names:?}");
         assert!(md.contains(&format!("(plots/{want})")), "{want} not linked");
     }
+    // A `passages` run on `distinct`: no fairness plot, no GME concurrency plot (tests/plots.rs).
+    assert!(!names
+        .iter()
+        .any(|n| n.starts_with("fairness_") || n.starts_with("concurrency_")));
     // Axis titles with units, and a legend entry per lock.
     let (_, throughput) = &svgs[names
         .iter()
         .position(|n| n.starts_with("throughput"))
         .unwrap()];
-    for t in ["threads", "throughput (passages/s)", "ticket", "tas", "glb"] {
+    for t in [
+        "threads",
+        "throughput (passages/s) — log scale",
+        "ticket",
+        "tas",
+        "glb",
+    ] {
         assert!(
             throughput.iter().any(|x| x == t),
             "{t} not in {throughput:?}"

@@ -188,8 +188,9 @@ fn an_interrupted_sweep_resumes_and_renders() {
         assert_eq!(doc.root_element().tag_name().name(), "svg");
         svgs += 1;
     }
-    // Per cs and mix: throughput, latency at 1 and 2 threads, fairness at 2.
-    assert_eq!(svgs, 4 * 4, "{svgs} plots");
+    // Per cs and mix: throughput, latency at 1 and 2 threads (no fairness plot: a run of a
+    // number of passages gives every thread the same work, docs/reports.md).
+    assert_eq!(svgs, 4 * 3, "{svgs} plots");
 }
 
 #[test]

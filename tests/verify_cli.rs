@@ -191,3 +191,22 @@ fn the_json_report_carries_the_largest_token() {
     ]);
     assert!(v["largest_token"].is_null(), "{v}");
 }
+
+#[test]
+fn a_witness_is_printed_with_its_tag_once() {
+    // Seed 000 §8: GLB lacks strong concurrent entry (P8); --witness stops at the first.
+    let out = lockbench()
+        .args(["verify", "--lock", "glb", "--witness", "--seed", "1"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("WITNESS: "))
+        .unwrap_or_else(|| panic!("no witness line in:\n{text}"));
+    assert!(!line.contains("WITNESS: WITNESS"), "{line}");
+    assert_eq!(line.matches("WITNESS").count(), 1, "{line}");
+}

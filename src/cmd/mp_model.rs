@@ -23,9 +23,9 @@ pub struct ModelArgs {
     /// token-gme-fifo, token-gme-bounded, ra1, ra2, lmutin, lkcs (required, but for `sim --paper`).
     #[arg(long, value_delimiter = ',')]
     pub algo: Vec<String>,
-    /// Processes.
-    #[arg(long, default_value_t = 100)]
-    pub n: usize,
+    /// Processes (default 100; `mp-run --runtime mpi`: the ranks × --procs-per-rank).
+    #[arg(long)]
+    pub n: Option<usize>,
     /// Groups (critical-section types).
     #[arg(long, default_value_t = 50)]
     pub m: usize,
@@ -118,17 +118,25 @@ fn dist(what: &str, s: &str, cs_style: bool) -> anyhow::Result<Dist> {
         .map_err(|e: String| usage(format!("--{what}: {e}")))
 }
 
+/// Processes when `--n` is not given.
+pub const DEFAULT_N: usize = 100;
+
 impl ModelArgs {
     /// Validates everything but the per-algorithm set-up.
     pub fn model(&self) -> anyhow::Result<Model> {
-        if self.n == 0 {
+        self.model_of(self.n.unwrap_or(DEFAULT_N))
+    }
+
+    /// Validates everything but the per-algorithm set-up, with `n` processes.
+    pub fn model_of(&self, n: usize) -> anyhow::Result<Model> {
+        if n == 0 {
             return Err(usage("--n must be at least 1"));
         }
-        if self.n > MAX_N {
+        if n > MAX_N {
             return Err(usage(format!(
                 "--n {}: at most {MAX_N} processes (the simulator keeps n² link clocks and \
                  tables of n entries per process; mp-run starts one thread each)",
-                self.n
+                n
             )));
         }
         if self.m == 0 {
@@ -170,7 +178,7 @@ impl ModelArgs {
                     .map_err(|e| usage(format!("--hot `{h}`: {e}")))?
             }
         };
-        if mix.sessions(self.n) > self.m.max(self.n + 1) {
+        if mix.sessions(n) > self.m.max(n + 1) {
             return Err(usage(format!(
                 "--mix {mix} draws more groups than --m {}",
                 self.m
@@ -178,7 +186,7 @@ impl ModelArgs {
         }
         Ok(Model {
             algos,
-            n: self.n,
+            n,
             m: self.m,
             requests: self.requests,
             seed: self.seed.get(1),

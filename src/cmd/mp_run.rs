@@ -22,7 +22,8 @@ pub struct Args {
     /// rank each, started by `mpirun -n N`; needs a build with `--features mpi`).
     #[arg(long, value_enum, default_value = "threaded")]
     pub runtime: RuntimeKind,
-    /// --runtime mpi: algorithm processes per rank (--n must be ranks × this; default 1).
+    /// --runtime mpi: algorithm processes per rank (default 1); without --n, the processes are
+    /// the ranks × this.
     #[arg(long)]
     pub procs_per_rank: Option<usize>,
 }
@@ -54,12 +55,19 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
 #[cfg(feature = "mpi")]
 fn mpi_run(args: &Args) -> anyhow::Result<i32> {
     crate::mp::mpi::mp_run(|ranks| {
-        let model = args.model.model()?;
+        let model = mpi_model(args, ranks)?;
         let format = args.model.format.pick("mp-run", WRITES, Format::Table)?;
         let runs =
             crate::mp::mpi::configs(&model, ranks, args.procs_per_rank, args.watchdog.get(10.0))?;
         Ok((runs, format))
     })
+}
+
+/// The model of an MPI run of `ranks` ranks: without `--n`, every rank's processes.
+#[cfg(feature = "mpi")]
+fn mpi_model(args: &Args, ranks: usize) -> anyhow::Result<crate::mp::model::Model> {
+    let n = crate::mp::mpi::processes(args.model.n, ranks, args.procs_per_rank);
+    args.model.model_of(n)
 }
 
 #[cfg(not(feature = "mpi"))]

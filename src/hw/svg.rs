@@ -1,8 +1,10 @@
-//! A small SVG scatter plot: points coloured by series, a least-squares line, axes with ticks.
+//! A small SVG scatter plot: points coloured and shaped by series (a lock keeps the colour and
+//! marker of every other plot, [`look`]), a least-squares line, axes with ticks.
 
 use std::fmt::Write as _;
 
-use crate::report::plots::nice_step;
+use crate::report::plots::style::marker_outline;
+use crate::report::plots::{look, nice_step};
 
 /// One point.
 #[derive(Clone, Debug)]
@@ -40,11 +42,6 @@ const LEFT: f64 = 90.0;
 const RIGHT: f64 = 190.0;
 const TOP: f64 = 70.0;
 const BOTTOM: f64 = 70.0;
-
-/// Colour-blind-safe palette (Okabe–Ito).
-const PALETTE: [&str; 8] = [
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
-];
 
 fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
@@ -112,10 +109,6 @@ pub fn render(plot: &Scatter) -> String {
             series.push(&p.series);
         }
     }
-    let colour = |s: &str| {
-        let i = series.iter().position(|x| *x == s).unwrap_or(0);
-        PALETTE[i % PALETTE.len()]
-    };
 
     let mut out = String::new();
     let _ = writeln!(
@@ -139,12 +132,8 @@ pub fn render(plot: &Scatter) -> String {
     fit_line(&mut out, &f, plot);
     for p in &plot.points {
         let (sx, sy) = (f.px(p.x), f.py(p.y));
-        let _ = writeln!(
-            out,
-            r##"<circle cx="{sx:.1}" cy="{sy:.1}" r="5" fill="{}" fill-opacity="0.85" stroke="#222" stroke-width="0.6"><title>{}</title></circle>"##,
-            colour(&p.series),
-            escape(&format!("{} {}: x {} y {}", p.series, p.label, p.x, p.y))
-        );
+        let title = escape(&format!("{} {}: x {} y {}", p.series, p.label, p.x, p.y));
+        out.push_str(&marker(&p.series, (sx, sy), &title));
         if !p.label.is_empty() {
             let _ = writeln!(
                 out,
@@ -159,10 +148,10 @@ pub fn render(plot: &Scatter) -> String {
     let lx = LEFT + f.pw + 20.0;
     for (i, s) in series.iter().enumerate() {
         let ly = TOP + 10.0 + i as f64 * 20.0;
+        out.push_str(&marker(s, (lx, ly), ""));
         let _ = writeln!(
             out,
-            r##"<circle cx="{lx:.1}" cy="{ly:.1}" r="5" fill="{}" stroke="#222" stroke-width="0.6"/><text x="{:.1}" y="{:.1}">{}</text>"##,
-            colour(s),
+            r#"<text x="{:.1}" y="{:.1}">{}</text>"#,
             lx + 12.0,
             ly + 4.0,
             escape(s)
@@ -170,6 +159,31 @@ pub fn render(plot: &Scatter) -> String {
     }
     out.push_str("</svg>\n");
     out
+}
+
+/// The marker of `series` (its colour and shape, [`look`]) at `(x, y)`, with a tooltip
+/// `title` when not empty.
+fn marker(series: &str, (x, y): (f64, f64), title: &str) -> String {
+    let l = look(series);
+    let paint = format!(
+        r##"fill="{}" fill-opacity="0.85" stroke="#222" stroke-width="0.6""##,
+        l.hex()
+    );
+    let tip = if title.is_empty() {
+        String::new()
+    } else {
+        format!("<title>{title}</title>")
+    };
+    match marker_outline(l.marker, (x, y), 5.0) {
+        None => format!(r#"<circle cx="{x:.1}" cy="{y:.1}" r="5" {paint}>{tip}</circle>"#) + "\n",
+        Some(pts) => {
+            let pts: Vec<String> = pts.iter().map(|(a, b)| format!("{a:.1},{b:.1}")).collect();
+            format!(
+                r#"<polygon points="{}" {paint}>{tip}</polygon>"#,
+                pts.join(" ")
+            ) + "\n"
+        }
+    }
 }
 
 /// Grid lines and ticks, the plot's frame and the axis labels.
@@ -278,10 +292,15 @@ mod tests {
         let svg = render(&plot);
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
         assert_eq!(
-            svg.matches("<circle").count(),
+            svg.matches("<circle").count() + svg.matches("<polygon").count(),
             4,
             "two points, two legend entries"
         );
+        // Each lock in its own colour, the one it has in every plot.
+        for lock in ["mcs", "tas"] {
+            let fill = format!("fill=\"{}\"", look(lock).hex());
+            assert_eq!(svg.matches(&fill).count(), 2, "{lock}: {svg}");
+        }
         assert!(svg.contains("a &lt;b&gt; &amp; c"));
         assert!(svg.contains("stroke-dasharray"));
         assert!(!svg.contains("NaN"));

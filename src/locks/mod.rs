@@ -21,6 +21,7 @@ use crate::mem::{CountingMemory, NativeMemory, WaitPolicy};
 pub mod baseline;
 pub mod paper;
 pub mod reference;
+pub mod sources;
 
 /// A lock for `n` processes.
 pub trait Lock: Send + Sync {

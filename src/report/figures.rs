@@ -14,6 +14,7 @@ use super::plots::{self, Axis, LineChart, Pt, Row, Series};
 use super::saved::Scenario;
 use super::RunResult;
 use super::{nanos, rate};
+use crate::locks::sources::{cite_source, Citation};
 
 /// What the report wrote.
 #[derive(Debug, Default)]
@@ -117,7 +118,10 @@ fn axis_rate(v: f64) -> String {
 }
 
 /// The percentile spectrum of one result: (log10(1/(1−q)), latency ns), from its histogram
-/// when saved, else from its percentiles.
+/// when saved, else from its percentiles. It starts at the first real percentile: a histogram's
+/// values of 1 ns are passages shorter than one clock tick (the conversion to nanoseconds
+/// floors them at 1 ns, the histogram's lowest value), not latencies, so the curve starts past
+/// them; without a histogram it starts at the median, the lowest percentile saved.
 fn spectrum(r: &RunResult) -> Vec<(f64, f64)> {
     if let Some(h) = r.latency_histogram.as_deref().and_then(hlog::decode) {
         if !h.is_empty() {
@@ -126,10 +130,15 @@ fn spectrum(r: &RunResult) -> Vec<(f64, f64)> {
             let mut x = 0.0;
             while x < top {
                 let q = 1.0 - 10f64.powf(-x);
-                pts.push((x, h.value_at_quantile(q) as f64));
+                let v = h.value_at_quantile(q) as f64;
+                if v > 1.0 {
+                    pts.push((x, v));
+                }
                 x += 0.05;
             }
-            pts.push((top.max(x.min(top)), h.max() as f64));
+            if h.max() > 1 {
+                pts.push((top.max(x.min(top)), h.max() as f64));
+            }
             return pts;
         }
     }
@@ -137,11 +146,7 @@ fn spectrum(r: &RunResult) -> Vec<(f64, f64)> {
     if l.count == 0 {
         return Vec::new();
     }
-    let mut pts = vec![
-        (0.0, l.p50.min(l.mean)),
-        (2f64.log10(), l.p50),
-        (1.0, l.p90),
-    ];
+    let mut pts = vec![(2f64.log10(), l.p50), (1.0, l.p90)];
     let top = (l.count as f64).log10();
     if top > 2.0 {
         pts.push((2.0, l.p99));
@@ -164,15 +169,9 @@ struct View<'a> {
     runs: &'a [&'a RunResult],
     locks: Vec<(&'a str, bool)>,
     threads: Vec<usize>,
-    /// Every lock of the report, in order: a lock keeps one colour and marker across plots.
-    palette: &'a [&'a str],
 }
 
 impl View<'_> {
-    fn style(&self, lock: &str) -> usize {
-        self.palette.iter().position(|p| *p == lock).unwrap_or(0)
-    }
-
     fn find(&self, lock: &str, t: usize) -> Option<&RunResult> {
         self.runs
             .iter()
@@ -196,7 +195,7 @@ impl View<'_> {
             .map(|(l, base)| Series {
                 name: l.to_string(),
                 baseline: *base,
-                style: self.style(l),
+                look: plots::look(l),
                 points: self
                     .threads
                     .iter()
@@ -208,12 +207,14 @@ impl View<'_> {
     }
 }
 
-/// The section of one scenario: its plots and its throughput table.
+/// The section of one scenario: its plots and its throughput table. Each lock's colour and
+/// marker come from its name ([`plots::look`]), the same in every report; `_palette`, the
+/// report's locks, is no longer needed for that.
 pub fn scenario(
     page: &mut Page<'_>,
     scen: &Scenario,
     runs: &[&RunResult],
-    palette: &[&str],
+    _palette: &[&str],
 ) -> Result<()> {
     let _ = writeln!(page.md, "## {}\n", scen.title());
     let mut threads: Vec<usize> = runs.iter().map(|r| r.threads).collect();
@@ -224,7 +225,6 @@ pub fn scenario(
         runs,
         locks: lock_order(runs),
         threads,
-        palette,
     };
     // Counting-memory runs are slowed by the counting: their timings say little about the lock.
     let native = scen.rmr.is_empty();
@@ -232,18 +232,43 @@ pub fn scenario(
         throughput(page, &v)?;
     }
     throughput_table(&mut page.md, &v);
+    papers(&mut page.md, &v);
     let timed: &[usize] = if native { &v.threads } else { &[] };
     for &t in timed {
         latency(page, &v, t)?;
     }
-    for &t in timed.iter().filter(|&&t| t > 1) {
-        fairness(page, &v, t)?;
+    if passages_mode(runs) {
+        let _ = writeln!(page.md, "{FAIRNESS_IN_PASSAGES_MODE}\n");
+    } else {
+        for &t in timed.iter().filter(|&&t| t > 1) {
+            fairness(page, &v, t)?;
+        }
     }
-    concurrency(page, &v)?;
+    if scen.mix == "distinct" {
+        let _ = writeln!(page.md, "{CONCURRENCY_IN_DISTINCT}\n");
+    } else {
+        concurrency(page, &v)?;
+    }
     if !native {
         rmrs(page, &v)?;
     }
     Ok(())
+}
+
+/// Why `passages` runs have no fairness plot.
+pub const FAIRNESS_IN_PASSAGES_MODE: &str = "Per-thread fairness is not drawn: these runs stop \
+after a number of passages per thread, so every thread does the same work by construction. \
+A thread's rate over its own window then says when it ran, not what share it got (a thread \
+that runs its passages alone finishes in a short window at a high rate, and Jain's index \
+of such rates reads about 1/threads for equal work). Run with a duration to measure fairness.";
+
+/// Why the `distinct` mix has no GME concurrency plot.
+pub const CONCURRENCY_IN_DISTINCT: &str = "Processes inside together is not drawn for the \
+`distinct` mix: every process asks for a session of its own, so at most one can be inside.";
+
+/// Whether the runs stopped after a number of passages per thread (rather than a duration).
+fn passages_mode(runs: &[&RunResult]) -> bool {
+    !runs.is_empty() && runs.iter().all(|r| r.stop.starts_with("passages"))
 }
 
 /// Throughput against threads (native runs).
@@ -300,6 +325,39 @@ fn throughput_table(md: &mut String, v: &View<'_>) {
     md.push('\n');
 }
 
+/// The papers the scenario's locks follow, each cited once with the locks that follow it.
+fn papers(md: &mut String, v: &View<'_>) {
+    let mut cited: Vec<(&Citation, Vec<&str>)> = Vec::new();
+    for (l, _) in &v.locks {
+        let source = v
+            .runs
+            .iter()
+            .find(|r| r.lock == *l)
+            .map(|r| r.source.as_str());
+        let Some(c) = source.and_then(cite_source) else {
+            continue;
+        };
+        match cited.iter_mut().find(|(x, _)| x.seed == c.seed) {
+            Some((_, locks)) => locks.push(l),
+            None => cited.push((c, vec![l])),
+        }
+    }
+    if cited.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "Papers:\n");
+    for (c, locks) in cited {
+        let _ = writeln!(
+            md,
+            "- {} — seed {}: {}",
+            md_cell(&locks.join(", ")),
+            c.seed,
+            md_cell(&c.line())
+        );
+    }
+    md.push('\n');
+}
+
 /// The entry-latency percentile spectra at `t` threads, one series per lock.
 fn latency(page: &mut Page<'_>, v: &View<'_>, t: usize) -> Result<()> {
     let at = v.at(t);
@@ -311,13 +369,15 @@ fn latency(page: &mut Page<'_>, v: &View<'_>, t: usize) -> Result<()> {
             (!pts.is_empty()).then(|| Series {
                 name: l.to_string(),
                 baseline: *base,
-                style: v.style(l),
+                look: plots::look(l),
                 points: pts
                     .iter()
                     .enumerate()
                     .map(|(i, &(x, y))| Pt {
-                        // Markers at the percentiles of the table and at the max.
-                        mark: i + 1 == pts.len()
+                        // Markers at the first point, the percentiles of the table and
+                        // the max.
+                        mark: i == 0
+                            || i + 1 == pts.len()
                             || [0.0, 2f64.log10(), 1.0, 2.0, 3.0, 4.0, 5.0]
                                 .iter()
                                 .any(|m| (x - m).abs() < 0.024),
@@ -346,10 +406,10 @@ fn latency(page: &mut Page<'_>, v: &View<'_>, t: usize) -> Result<()> {
             ticks: Some((0..=top).map(f64::from).collect()),
             ..Axis::linear("percentile (log scale of 1/(1−q))", percentile_label)
         },
-        y: Axis::log("entry latency (ns, log scale)", nanos),
+        y: Axis::log("entry latency (ns)", nanos),
         series,
         reference: None,
-        note: "dashed, hollow: baselines\nrightmost point: the max".into(),
+        note: "dashed, hollow: baselines\nleftmost point: the first\npercentile above 1 ns\nrightmost point: the max".into(),
     };
     let name = format!("latency_{}_t{t}.svg", v.scen.file_part());
     let alt = format!("entry latency, {t} threads");
@@ -368,7 +428,7 @@ fn fairness(page: &mut Page<'_>, v: &View<'_>, t: usize) -> Result<()> {
             (mean > 0.0).then(|| Row {
                 label: format!("{l} (Jain {:.3})", r.fairness_jain),
                 baseline: *base,
-                style: v.style(l),
+                look: plots::look(l),
                 values: rates.iter().map(|x| x / mean).collect(),
             })
         })
@@ -409,7 +469,7 @@ fn concurrency(page: &mut Page<'_>, v: &View<'_>) -> Result<()> {
         .map(|(l, base)| Series {
             name: l.to_string(),
             baseline: *base,
-            style: v.style(l),
+            look: plots::look(l),
             points: gme
                 .iter()
                 .filter(|r| r.lock == *l)
@@ -482,7 +542,8 @@ mod tests {
         )
         .unwrap();
         let s = spectrum(&r);
-        assert_eq!(s.first().unwrap().1, 10.0);
+        // The median first: nothing is made up below it.
+        assert_eq!(s.first().unwrap(), &(2f64.log10(), 10.0));
         assert_eq!(s.last().unwrap(), &(5000f64.log10(), 500.0));
         assert!(s.windows(2).all(|w| w[0].0 <= w[1].0 && w[0].1 <= w[1].1));
     }

@@ -8,6 +8,11 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
+mod dots;
+pub mod style;
+pub use dots::{dot_rows, Row};
+pub use style::{look, Look};
+
 /// Width of a plot, px.
 pub const W: u32 = 980;
 /// Height of a plot, px.
@@ -16,19 +21,6 @@ pub const H: u32 = 600;
 const LEGEND_W: u32 = 250;
 const FONT: &str = "sans-serif";
 
-/// Okabe–Ito (without its yellow, too pale on white) and four of Tol's colours.
-const PALETTE: [RGBColor; 10] = [
-    RGBColor(0x00, 0x72, 0xB2),
-    RGBColor(0xE6, 0x9F, 0x00),
-    RGBColor(0x00, 0x9E, 0x73),
-    RGBColor(0xD5, 0x5E, 0x00),
-    RGBColor(0xCC, 0x79, 0xA7),
-    RGBColor(0x56, 0xB4, 0xE9),
-    RGBColor(0x00, 0x00, 0x00),
-    RGBColor(0x88, 0x22, 0x55),
-    RGBColor(0x99, 0x99, 0x33),
-    RGBColor(0x33, 0x22, 0x88),
-];
 const GRID: RGBColor = RGBColor(0xE2, 0xE2, 0xE2);
 
 fn err<E: std::fmt::Debug>(e: E) -> anyhow::Error {
@@ -67,8 +59,8 @@ pub struct Series {
     pub name: String,
     /// Drawn dashed with hollow markers.
     pub baseline: bool,
-    /// Colour and marker: the lock's index in the report, so a lock looks alike in every plot.
-    pub style: usize,
+    /// Colour and marker ([`look`] of the lock's name: alike in every plot of every report).
+    pub look: Look,
     /// Points, in x order.
     pub points: Vec<Pt>,
 }
@@ -252,42 +244,35 @@ pub struct LineChart {
     pub note: String,
 }
 
-fn style_of(i: usize) -> (RGBColor, usize) {
-    (PALETTE[i % PALETTE.len()], i % 4)
-}
-
-/// A marker of one of four shapes at pixel `(x, y)`.
+/// A marker of `look`'s shape and colour at pixel `(x, y)`, hollow unless `filled`.
 fn marker<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     (x, y): (i32, i32),
-    shape: usize,
-    color: RGBColor,
+    look: Look,
     filled: bool,
 ) -> anyhow::Result<()> {
-    let style = if filled {
-        color.filled()
-    } else {
-        color.stroke_width(2)
+    let color = look.rgb();
+    let outline = style::marker_outline(look.marker, (f64::from(x), f64::from(y)), 4.5);
+    let Some(points) = outline else {
+        let style = if filled {
+            color.filled()
+        } else {
+            color.stroke_width(2)
+        };
+        return area.draw(&Circle::new((x, y), 4, style)).map_err(err);
     };
-    match shape {
-        0 => area.draw(&Circle::new((x, y), 4, style)),
-        1 => area.draw(&TriangleMarker::new((x, y), 6, style)),
-        2 => area.draw(&Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], style)),
-        _ => area.draw(&Polygon::new(
-            vec![(x, y - 6), (x + 5, y), (x, y + 6), (x - 5, y)],
-            style,
-        )),
+    let px: Vec<(i32, i32)> = points
+        .iter()
+        .map(|&(a, b)| (a.round() as i32, b.round() as i32))
+        .collect();
+    if filled {
+        area.draw(&Polygon::new(px, color.filled())).map_err(err)
+    } else {
+        let mut closed = px.clone();
+        closed.push(px[0]);
+        area.draw(&PathElement::new(closed, color.stroke_width(2)))
+            .map_err(err)
     }
-    .map_err(err)?;
-    if !filled && shape == 3 {
-        // Polygons are always filled: punch the hollow one out.
-        area.draw(&Polygon::new(
-            vec![(x, y - 3), (x + 2, y), (x, y + 3), (x - 2, y)],
-            WHITE.filled(),
-        ))
-        .map_err(err)?;
-    }
-    Ok(())
 }
 
 /// Where a grid line's label sits: below its start (x ticks) or left of it (y ticks, rows).
@@ -329,16 +314,15 @@ fn grid_line(
 /// The legend in its margin: one entry per series, with line style and marker.
 fn legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    entries: &[(String, bool, usize)],
+    entries: &[(String, bool, Look)],
     note: &str,
 ) -> anyhow::Result<()> {
     let (_, h) = area.dim_in_pixel();
     let step = (((h as i32) - 80) / entries.len().max(1) as i32).clamp(12, 22);
     let font = (FONT, 13).into_font();
     let mut y = 40;
-    for (name, baseline, i) in entries {
-        let (color, shape) = style_of(*i);
-        let line = color.stroke_width(2);
+    for (name, baseline, look) in entries {
+        let line = look.rgb().stroke_width(2);
         if *baseline {
             for x0 in [8, 22, 36] {
                 area.draw(&PathElement::new(vec![(x0, y), (x0 + 8, y)], line))
@@ -348,7 +332,7 @@ fn legend<DB: DrawingBackend>(
             area.draw(&PathElement::new(vec![(8, y), (44, y)], line))
                 .map_err(err)?;
         }
-        marker(area, (26, y), shape, color, !*baseline)?;
+        marker(area, (26, y), *look, !*baseline)?;
         area.draw(&Text::new(
             name.clone(),
             (52, y),
@@ -359,7 +343,7 @@ fn legend<DB: DrawingBackend>(
         .map_err(err)?;
         y += step;
     }
-    let small = (FONT, 12).into_font().color(&RGBColor(0x55, 0x55, 0x55));
+    let small = (FONT, 12).into_font().color(&NOTE_GREY);
     for (j, line) in note.lines().enumerate() {
         area.draw(&Text::new(
             line.to_string(),
@@ -391,43 +375,80 @@ fn extents(c: &LineChart) -> (Vec<f64>, Vec<f64>) {
     (xs, ys)
 }
 
-/// A horizontal reference line at `ry` (plot coordinates) across `x0..x1`, labelled `text` at
-/// its right end.
-fn reference_line(
-    chart: &mut Chart,
-    root: &DrawingArea<SVGBackend, Shift>,
-    ry: f64,
-    text: &str,
-    (x0, x1): (f64, f64),
-) -> anyhow::Result<()> {
+/// The grey of reference lines and notes.
+const NOTE_GREY: RGBColor = RGBColor(0x55, 0x55, 0x55);
+
+/// A horizontal reference line at `ry` (plot coordinates) across `x0..x1`. Its label goes to
+/// the legend's note, never into the plot, where it would print over the data.
+fn reference_line(chart: &mut Chart, ry: f64, (x0, x1): (f64, f64)) -> anyhow::Result<()> {
     chart
         .draw_series(std::iter::once(PathElement::new(
             vec![(x0, ry), (x1, ry)],
             RGBColor(0x80, 0x80, 0x80).stroke_width(1),
         )))
         .map_err(err)?;
-    let (px, py) = chart.backend_coord(&(x1, ry));
-    root.draw(&Text::new(
-        text.to_string(),
-        (px - 4, py - 4),
-        (FONT, 12)
-            .into_font()
-            .color(&RGBColor(0x55, 0x55, 0x55))
-            .pos(Pos::new(HPos::Right, VPos::Bottom)),
-    ))
-    .map_err(err)?;
     Ok(())
 }
 
-/// One series: its line (dashed for a baseline), its bars and its markers.
+/// How one series is placed: its scales, its horizontal offset (scale units; see [`dodges`])
+/// and the bottom of the drawn range, where values off a log scale (0) are put.
+#[derive(Clone, Copy)]
+struct Placing {
+    sx: Scale,
+    sy: Scale,
+    dx: f64,
+    floor: f64,
+}
+
+impl Placing {
+    /// Where `(x, y)` is drawn, and whether it sits on the bottom edge because the log scale
+    /// cannot show it.
+    fn at(&self, x: f64, y: f64) -> ((f64, f64), bool) {
+        let off = matches!(self.sy, Scale::Log(_)) && (y <= 0.0 || self.sy.to(y) < self.floor);
+        let v = if off { self.floor } else { self.sy.to(y) };
+        ((self.sx.to(x) + self.dx, v), off)
+    }
+}
+
+/// Horizontal offsets, in scale units, one per series: when any point has an error bar, the
+/// series are spread a few pixels apart around each x (dodged) so that the bars of different
+/// locks do not sit on one another; otherwise none. `px` is the width of one pixel in scale
+/// units, `xs` the distinct x positions (scale units).
+fn dodges(c: &LineChart, px: f64, xs: &[f64]) -> Vec<f64> {
+    let n = c.series.len();
+    let barred = c
+        .series
+        .iter()
+        .any(|s| s.points.iter().any(|p| p.bar.is_some()));
+    if !barred || n < 2 || px <= 0.0 {
+        return vec![0.0; n];
+    }
+    let mut xs = xs.to_vec();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let gap_px = xs
+        .windows(2)
+        .map(|w| (w[1] - w[0]) / px)
+        .fold(f64::INFINITY, f64::min);
+    // At most 7 px apart, and the whole spread within 60% of the narrowest gap.
+    let step = 7f64.min(0.6 * gap_px / n as f64).max(1.0);
+    (0..n)
+        .map(|i| (i as f64 - (n - 1) as f64 / 2.0) * step * px)
+        .collect()
+}
+
+/// One series: its line (dashed for a baseline), its bars and its markers; a value a log
+/// scale cannot show (0) is drawn on the bottom edge with a `0` beside its marker. True when
+/// any was.
 fn draw_series(
     chart: &mut Chart,
     root: &DrawingArea<SVGBackend, Shift>,
     s: &Series,
-    (sx, sy): (Scale, Scale),
-) -> anyhow::Result<()> {
-    let (color, shape) = style_of(s.style);
-    let pts: Vec<(f64, f64)> = s.points.iter().map(|p| (sx.to(p.x), sy.to(p.y))).collect();
+    place: Placing,
+) -> anyhow::Result<bool> {
+    let color = s.look.rgb();
+    let placed: Vec<((f64, f64), bool)> = s.points.iter().map(|p| place.at(p.x, p.y)).collect();
+    let pts: Vec<(f64, f64)> = placed.iter().map(|(xy, _)| *xy).collect();
     let line = color.stroke_width(2);
     if s.baseline {
         chart
@@ -438,32 +459,59 @@ fn draw_series(
             .draw_series(LineSeries::new(pts.clone(), line))
             .map_err(err)?;
     }
-    for p in &s.points {
+    for (p, &(x, _)) in s.points.iter().zip(&pts) {
         if let Some((lo, hi)) = p.bar {
-            chart
-                .draw_series(std::iter::once(ErrorBar::new_vertical(
-                    sx.to(p.x),
-                    sy.to(lo),
-                    sy.to(p.y),
-                    sy.to(hi),
-                    color.stroke_width(1),
-                    8,
-                )))
+            let (lo, hi) = (place.at(p.x, lo).0 .1, place.at(p.x, hi).0 .1);
+            let (bx, top) = chart.backend_coord(&(x, hi));
+            let (_, bottom) = chart.backend_coord(&(x, lo));
+            for seg in [
+                vec![(bx, top), (bx, bottom)],
+                vec![(bx - 4, top), (bx + 4, top)],
+                vec![(bx - 4, bottom), (bx + 4, bottom)],
+            ] {
+                root.draw(&PathElement::new(seg, color.stroke_width(1)))
+                    .map_err(err)?;
+            }
+        }
+    }
+    let mut clamped = false;
+    for ((xy, off), p) in placed.iter().zip(&s.points) {
+        let at = chart.backend_coord(xy);
+        if p.mark || *off {
+            marker(root, at, s.look, !s.baseline)?;
+        }
+        if *off {
+            clamped = true;
+            let font = (FONT, 12)
+                .into_font()
+                .color(&color)
+                .pos(Pos::new(HPos::Center, VPos::Bottom));
+            root.draw(&Text::new("0", (at.0, at.1 - 7), font))
                 .map_err(err)?;
         }
     }
-    for (&(x, y), p) in pts.iter().zip(&s.points) {
-        if p.mark {
-            marker(
-                root,
-                chart.backend_coord(&(x, y)),
-                shape,
-                color,
-                !s.baseline,
-            )?;
-        }
+    Ok(clamped)
+}
+
+/// An axis title, saying "log scale" exactly when the drawn axis is one.
+fn axis_title(axis: &Axis, scale: Scale) -> String {
+    match scale {
+        Scale::Log(_) => format!("{} — log scale", axis.label),
+        Scale::Linear => axis.label.clone(),
     }
-    Ok(())
+}
+
+/// The legend's note: the chart's own, the reference line's label and, when a value sat on
+/// the bottom edge, what that means.
+fn full_note(c: &LineChart, clamped: bool) -> String {
+    let mut note = c.note.clone();
+    if let Some((_, text)) = &c.reference {
+        note.push_str(&format!("\ngrey line: {text}"));
+    }
+    if clamped {
+        note.push_str("\nmarked 0 on the bottom edge:\na value of 0 (off the log scale)");
+    }
+    note
 }
 
 /// Draws `c` as an SVG document.
@@ -496,8 +544,8 @@ pub fn line_chart(c: &LineChart) -> anyhow::Result<String> {
             .disable_mesh()
             .x_labels(0)
             .y_labels(0)
-            .x_desc(c.x.label.as_str())
-            .y_desc(c.y.label.as_str())
+            .x_desc(axis_title(&c.x, sx))
+            .y_desc(axis_title(&c.y, sy))
             .axis_desc_style((FONT, 15))
             .draw()
             .map_err(err)?;
@@ -516,113 +564,25 @@ pub fn line_chart(c: &LineChart) -> anyhow::Result<String> {
             let text = (c.y.fmt)(sy.from(t));
             grid_line(&mut chart, &root, (x0, t), (x1, t), text, Side::Left)?;
         }
-        if let Some((r, text)) = &c.reference {
-            reference_line(&mut chart, &root, sy.to(*r), text, (x0, x1))?;
+        if let Some((r, _)) = &c.reference {
+            reference_line(&mut chart, sy.to(*r), (x0, x1))?;
         }
+        let width = chart.plotting_area().dim_in_pixel().0.max(1);
+        let scaled: Vec<f64> = xs.iter().map(|&x| sx.to(x)).collect();
+        let dx = dodges(c, (x1 - x0) / f64::from(width), &scaled);
         let mut entries = Vec::new();
-        for s in &c.series {
-            draw_series(&mut chart, &root, s, (sx, sy))?;
-            entries.push((s.name.clone(), s.baseline, s.style));
+        let mut clamped = false;
+        for (s, &dx) in c.series.iter().zip(&dx) {
+            let place = Placing {
+                sx,
+                sy,
+                dx,
+                floor: y0,
+            };
+            clamped |= draw_series(&mut chart, &root, s, place)?;
+            entries.push((s.name.clone(), s.baseline, s.look));
         }
-        legend(&right, &entries, &c.note)?;
-        root.present().map_err(err)?;
-    }
-    Ok(svg)
-}
-
-/// One row of a dot plot: a label and its values.
-#[derive(Clone, Debug)]
-pub struct Row {
-    /// Label written left of the row.
-    pub label: String,
-    /// Drawn with hollow markers.
-    pub baseline: bool,
-    /// Colour and marker (as [`Series::style`]).
-    pub style: usize,
-    /// The values (one dot each).
-    pub values: Vec<f64>,
-}
-
-/// Rows of dots (one row per lock, one dot per thread), with a vertical reference line.
-pub fn dot_rows(
-    title: &str,
-    subtitle: &str,
-    x: &Axis,
-    rows: &[Row],
-    reference: f64,
-) -> anyhow::Result<String> {
-    let height = H.max(120 + 28 * rows.len() as u32);
-    let label_w = rows
-        .iter()
-        .map(|r| r.label.chars().count())
-        .max()
-        .unwrap_or(4) as u32
-        * 8
-        + 20;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (W, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(err)?;
-        let titled = root.titled(title, (FONT, 20)).map_err(err)?;
-        let plot = titled.titled(subtitle, (FONT, 13)).map_err(err)?;
-        let mut xs: Vec<f64> = rows.iter().flat_map(|r| r.values.clone()).collect();
-        xs.push(reference);
-        let (_, x0, x1, xticks) = layout(x, &xs);
-        let n = rows.len().max(1) as f64;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(14)
-            .margin_right(40)
-            .x_label_area_size(56)
-            .y_label_area_size(label_w)
-            .build_cartesian_2d(x0..x1, -0.5..n - 0.5)
-            .map_err(err)?;
-        chart
-            .configure_mesh()
-            .disable_mesh()
-            .x_labels(0)
-            .y_labels(0)
-            .x_desc(x.label.as_str())
-            .axis_desc_style((FONT, 15))
-            .draw()
-            .map_err(err)?;
-        for &t in &xticks {
-            grid_line(
-                &mut chart,
-                &root,
-                (t, -0.5),
-                (t, n - 0.5),
-                (x.fmt)(t),
-                Side::Below,
-            )?;
-        }
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(reference, -0.5), (reference, n - 0.5)],
-                RGBColor(0x80, 0x80, 0x80).stroke_width(1),
-            )))
-            .map_err(err)?;
-        for (i, r) in rows.iter().enumerate() {
-            // First row on top.
-            let y = n - 1.0 - i as f64;
-            let (color, shape) = style_of(r.style);
-            grid_line(
-                &mut chart,
-                &root,
-                (x0, y),
-                (x1, y),
-                r.label.clone(),
-                Side::Left,
-            )?;
-            for &v in &r.values {
-                marker(
-                    &root,
-                    chart.backend_coord(&(v, y)),
-                    shape,
-                    color,
-                    !r.baseline,
-                )?;
-            }
-        }
+        legend(&right, &entries, &full_note(c, clamped))?;
         root.present().map_err(err)?;
     }
     Ok(svg)
@@ -665,7 +625,7 @@ mod tests {
                 Series {
                     name: "ticket".into(),
                     baseline: true,
-                    style: 0,
+                    look: look("ticket"),
                     points: vec![
                         Pt::new(1.0, 1e8, Some((9e7, 1.1e8))),
                         Pt::new(2.0, 2e7, None),
@@ -674,7 +634,7 @@ mod tests {
                 Series {
                     name: "glb".into(),
                     baseline: false,
-                    style: 1,
+                    look: look("glb"),
                     points: vec![Pt::new(1.0, 5e7, None)],
                 },
             ],
@@ -696,7 +656,7 @@ mod tests {
         let rows = [Row {
             label: "a".into(),
             baseline: false,
-            style: 0,
+            look: look("ticket"),
             values: vec![0.9, 1.1],
         }];
         let svg = dot_rows("f", "s", &Axis::linear("share", plain), &rows, 1.0).unwrap();

@@ -127,7 +127,7 @@ pub struct RmrReport {
     /// What the schedule was (the script's source, or the greedy adversary's victim).
     pub schedule_detail: String,
     /// The schedule that produced these figures: `round-robin`, `random seed 7`, `pct depth 3
-    /// seed 2`, `greedy against P3`, `greedy spinning P3` or `scripted: seed 000 §4`.
+    /// seed 2`, `greedy against process 3`, `greedy spinning process 3` or `scripted: seed 000 §4`.
     pub found_by: String,
     /// Adversarial only: `proven` (the paper's scripted worst case) or `found` (the largest of
     /// the search, a lower estimate of the worst case); null otherwise.
@@ -378,7 +378,7 @@ pub fn table(reports: &[RmrReport]) -> String {
                 },
                 r.victim.as_ref().map_or("-".into(), |v| {
                     format!(
-                        "P{} max {} blocked {}",
+                        "process {} max {} blocked {}",
                         v.process, v.max_rmr_per_passage, v.blocked
                     )
                 }),

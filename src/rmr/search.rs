@@ -70,8 +70,8 @@ impl Candidate {
     /// The name reported as `found_by`.
     pub fn label(self) -> String {
         match self {
-            Candidate::Greedy(v) => format!("greedy against P{v}"),
-            Candidate::Spinning(v) => format!("greedy spinning P{v}"),
+            Candidate::Greedy(v) => format!("greedy against process {v}"),
+            Candidate::Spinning(v) => format!("greedy spinning process {v}"),
             Candidate::RoundRobin => "round-robin".into(),
             Candidate::Random(s) => format!("random seed {s}"),
             Candidate::Pct(s) => format!("pct depth 3 seed {s}"),

@@ -315,3 +315,10 @@ fn candidates_start_with_the_fixed_four_and_stay_distinct() {
     // One process: every greedy adversary is the same one; the search still ends.
     assert!(candidates(1, 1, 20).len() <= 24);
 }
+
+#[test]
+fn a_victim_is_named_as_a_process_not_as_a_property() {
+    // "P3" would read as property P3 (bounded exit).
+    assert_eq!(Candidate::Greedy(3).label(), "greedy against process 3");
+    assert_eq!(Candidate::Spinning(0).label(), "greedy spinning process 0");
+}

@@ -176,14 +176,28 @@ impl std::fmt::Display for VerifyReport {
             ),
             Outcome::Inconclusive { reason } => writeln!(f, "  INCONCLUSIVE: {reason}"),
             Outcome::Violation { kind, schedule } => {
-                writeln!(f, "  VIOLATION: {kind}")?;
+                writeln!(f, "  {}", headed("VIOLATION", kind))?;
                 writeln!(f, "  replay: lockbench verify --replay '{schedule}'")
             }
             Outcome::Witness { kind, schedule } => {
-                writeln!(f, "  WITNESS: {kind}")?;
+                writeln!(f, "  {}", headed("WITNESS", kind))?;
                 writeln!(f, "  replay: lockbench verify --replay '{schedule}'")
             }
         }
+    }
+}
+
+/// `kind` under the heading `head`: as it is when its own tag already says `head`
+/// (`WITNESS: …`, `SAFETY VIOLATION: …`), so no word is printed twice; `DEADLOCK: …` is
+/// headed `VIOLATION: DEADLOCK: …`.
+fn headed(head: &str, kind: &str) -> String {
+    let tagged = super::execution::TAGS
+        .iter()
+        .any(|t| kind.starts_with(t) && t.contains(head));
+    if tagged {
+        kind.to_string()
+    } else {
+        format!("{head}: {kind}")
     }
 }
 
@@ -209,4 +223,26 @@ pub(super) fn claimed_names(problem: Problem, fcfs: bool, claims: Claims) -> Vec
         v.push("starvation freedom with k − 1 crashes");
     }
     v.into_iter().map(String::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tagged_kind_is_not_headed_twice() {
+        assert_eq!(
+            headed("WITNESS", "WITNESS: P7 FIFE: p1 overtaken"),
+            "WITNESS: P7 FIFE: p1 overtaken"
+        );
+        assert_eq!(
+            headed("VIOLATION", "SAFETY VIOLATION: two inside"),
+            "SAFETY VIOLATION: two inside"
+        );
+        assert_eq!(headed("VIOLATION", "two inside"), "VIOLATION: two inside");
+        assert_eq!(
+            headed("VIOLATION", "DEADLOCK: all wait"),
+            "VIOLATION: DEADLOCK: all wait"
+        );
+    }
 }

@@ -15,6 +15,12 @@ pub struct MpiConfig {
     pub procs_per_rank: usize,
 }
 
+/// The processes of an MPI run: `--n` when given, else every rank's processes (`ranks` ×
+/// `procs_per_rank`, default 1): a user who starts 4 ranks means 4 processes.
+pub fn processes(n: Option<usize>, ranks: usize, procs_per_rank: Option<usize>) -> usize {
+    n.unwrap_or(ranks * procs_per_rank.unwrap_or(1).max(1))
+}
+
 /// One run per algorithm of `model` on `ranks` ranks of `procs_per_rank` processes each
 /// (default 1): `--n` must be their product.
 pub fn configs(
@@ -48,4 +54,18 @@ pub fn configs(
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn n_defaults_to_the_ranks_times_processes_per_rank() {
+        assert_eq!(processes(None, 4, None), 4);
+        assert_eq!(processes(None, 4, Some(3)), 12);
+        assert_eq!(processes(Some(8), 4, Some(2)), 8);
+        // A bad --procs-per-rank 0 is refused by `configs`, not turned into 0 processes here.
+        assert_eq!(processes(None, 4, Some(0)), 4);
+    }
 }

@@ -38,7 +38,7 @@ mod runtime;
 mod shutdown;
 pub mod wire;
 
-pub use config::{configs, MpiConfig};
+pub use config::{configs, processes, MpiConfig};
 pub use result::MpiResult;
 #[cfg(feature = "mpi")]
 pub use runtime::mp_run;
