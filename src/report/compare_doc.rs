@@ -157,7 +157,7 @@ fn locks<'a>(ra: &[&'a RunResult], rb: &[&'a RunResult]) -> Vec<&'a str> {
 /// Throughput against threads, each lock as A (dashed, hollow) and B (solid).
 fn throughput(scen: &Scenario, ra: &[&RunResult], rb: &[&RunResult]) -> Result<String> {
     let mut series = Vec::new();
-    for (style, lock) in locks(ra, rb).into_iter().enumerate() {
+    for lock in locks(ra, rb) {
         for (side, runs) in [("A", ra), ("B", rb)] {
             let mut pts: Vec<Pt> = runs
                 .iter()
@@ -175,7 +175,7 @@ fn throughput(scen: &Scenario, ra: &[&RunResult], rb: &[&RunResult]) -> Result<S
             series.push(Series {
                 name: format!("{lock} ({side})"),
                 baseline: side == "A",
-                style,
+                look: plots::look(lock),
                 points: pts,
             });
         }
@@ -204,7 +204,7 @@ fn throughput(scen: &Scenario, ra: &[&RunResult], rb: &[&RunResult]) -> Result<S
 /// Entry-latency percentiles (p50, p90, p99, p99.9) at `t` threads, A against B.
 fn latency(scen: &Scenario, t: usize, ra: &[&RunResult], rb: &[&RunResult]) -> Result<String> {
     let mut series = Vec::new();
-    for (style, lock) in locks(ra, rb).into_iter().enumerate() {
+    for lock in locks(ra, rb) {
         for (side, runs) in [("A", ra), ("B", rb)] {
             let Some(r) = runs.iter().find(|r| r.lock == lock && r.threads == t) else {
                 continue;
@@ -223,7 +223,7 @@ fn latency(scen: &Scenario, t: usize, ra: &[&RunResult], rb: &[&RunResult]) -> R
             series.push(Series {
                 name: format!("{lock} ({side})"),
                 baseline: side == "A",
-                style,
+                look: plots::look(lock),
                 points: pts,
             });
         }
