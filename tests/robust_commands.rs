@@ -1,0 +1,178 @@
+//! Robustness of every command but `run`: bad input is one line and exit 2, before anything
+//! runs or is written; never a panic, an abort, a hang or a NaN printed as a figure.
+
+use std::path::Path;
+
+mod common;
+use common::lockbench;
+
+/// Runs `args` and asserts exit 2, nothing on stdout, one line on stderr containing
+/// `expect`, and no panic; returns stderr.
+fn refused(args: &[&str], expect: &str) -> String {
+    let out = lockbench()
+        .args(args)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(err.contains(expect), "{args:?}: want {expect:?} in {err}");
+    assert_eq!(
+        err.trim().lines().count(),
+        1,
+        "one line for {args:?}: {err}"
+    );
+    err
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+#[test]
+fn sizes_that_crashed_are_refused() {
+    refused(
+        &[
+            "rmr",
+            "--lock",
+            "ticket",
+            "--threads",
+            "2",
+            "--cs-steps",
+            "100000000",
+        ],
+        "scheduling steps: at most",
+    );
+    refused(
+        &["calibrate", "--lines", "18446744073709551615"],
+        "--lines 18446744073709551615: at most",
+    );
+    refused(&["calibrate", "--lines", "100000000000"], "--lines");
+    for cmd in ["mp-run", "sim"] {
+        refused(
+            &[cmd, "--algo", "ra1", "--n", "3", "--cd", "const:1e308"],
+            "--cd: draws up to 1e308",
+        );
+        refused(
+            &[cmd, "--algo", "ra1", "--n", "3", "--ncs", "uniform:0,1e300"],
+            "--ncs",
+        );
+    }
+}
+
+#[test]
+fn sizes_without_a_limit_are_refused() {
+    refused(
+        &["verify", "--lock", "ticket", "--threads", "99999"],
+        "--threads 99999: between 1 and 64",
+    );
+    refused(
+        &[
+            "verify",
+            "--lock",
+            "ticket",
+            "--schedules",
+            "100000000000000000",
+        ],
+        "--schedules",
+    );
+    refused(
+        &[
+            "rmr",
+            "--lock",
+            "ticket",
+            "--passages",
+            "18446744073709551615",
+        ],
+        "scheduling steps",
+    );
+    refused(&["rmr", "--search", "99999999"], "--search 99999999");
+    refused(
+        &["sim", "--algo", "ra1", "--requests", "18446744073709551615"],
+        "--requests",
+    );
+    refused(
+        &["mp-run", "--algo", "ra1", "--requests", "1000000000000"],
+        "--requests",
+    );
+    refused(
+        &[
+            "sim",
+            "--algo",
+            "ra1",
+            "--n",
+            "10000",
+            "--requests",
+            "1000000",
+        ],
+        "critical sections: at most",
+    );
+    refused(
+        &["mp-run", "--algo", "ra1", "--requests", "0"],
+        "--requests 0",
+    );
+    refused(
+        &["sim", "--algo", "ra1", "--watchdog", "nan"],
+        "--watchdog NaN",
+    );
+    refused(
+        &["mp-run", "--algo", "ra1", "--watchdog", "inf"],
+        "--watchdog inf",
+    );
+}
+
+#[test]
+fn a_paper_suite_file_is_checked_like_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let suite = |requests: &str, seeds: &str, ncs: &str, values: &str| {
+        format!(
+            "requests = {requests}\nseeds = {seeds}\n[base]\nn = 4\nm = 3\nncs = {ncs}\ncs = 20.0\ncd = 10.0\nhot = [20.0, 80.0]\n\
+             [[figure]]\nname = \"6f\"\nvary = \"n\"\nvalues = {values}\ncompare = [\"token-gme\", \"ra2\"]\npaper = \"x\"\n"
+        )
+    };
+    for (text, expect) in [
+        (suite("10", "2", "-50.0", "[3]"), "ncs = -50"),
+        (suite("0", "0", "50.0", "[3]"), "requests = 0"),
+        (suite("10", "0", "50.0", "[3]"), "seeds = 0"),
+        (suite("10", "2", "nan", "[3]"), "ncs = NaN"),
+        (suite("10", "2", "1e308", "[3]"), "ncs = 1e308"),
+        (suite("10", "2", "50.0", "[3, 1e15]"), "n = 1e15"),
+        (suite("10", "2", "50.0", "[]"), "values is empty"),
+        (
+            suite("1000000", "2", "50.0", "[9000]"),
+            "critical sections in one run",
+        ),
+    ] {
+        let path = write(dir.path(), "s.toml", &text);
+        let err = refused(&["sim", "--paper", &path], expect);
+        assert!(err.contains(&path), "names the file: {err}");
+    }
+    // The same suite with good values runs.
+    let path = write(dir.path(), "s.toml", &suite("5", "1", "50.0", "[3]"));
+    lockbench()
+        .args(["sim", "--paper", &path, "--format", "json"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn calibrate_checks_its_out_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap().to_string();
+    refused(&["calibrate", "--out", &d], "is a directory");
+    let file = write(dir.path(), "f", "x");
+    refused(
+        &["calibrate", "--out", &format!("{file}/cal.json")],
+        "is not a directory",
+    );
+    let long = dir.path().join("n".repeat(300)).join("cal.json");
+    refused(
+        &["calibrate", "--out", long.to_str().unwrap()],
+        "longer than 255 bytes",
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}
