@@ -176,3 +176,89 @@ fn calibrate_checks_its_out_before_measuring() {
     );
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
 }
+
+/// Starts `lockbench args`, waits for `ready` on its stderr, sends `signal`, and returns the
+/// exit code, stdout and stderr.
+fn interrupted(args: &[&str], ready: &str, signal: i32) -> (Option<i32>, String, String) {
+    use std::io::{BufRead, BufReader, Read};
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("lockbench"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = BufReader::new(child.stderr.take().unwrap());
+    let mut err = String::new();
+    while !err.contains(ready) {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        err.push_str(&line);
+    }
+    assert!(err.contains(ready), "{args:?}: {err}");
+    // SAFETY: signalling a child this test started.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    reader.read_to_string(&mut err).unwrap();
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    let status = child.wait().unwrap();
+    (status.code(), out, err)
+}
+
+#[test]
+fn fidelity_refuses_before_creating_and_keeps_what_finished_on_a_signal() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let o = out.to_str().unwrap();
+    refused(
+        &["fidelity", "--latency-sample", "0", "--out", o],
+        "--latency-sample 0",
+    );
+    refused(
+        &["fidelity", "--duration", "100000s", "--out", o],
+        "--duration",
+    );
+    refused(&["fidelity", "--rounds", "0", "--out", o], "--rounds 0");
+    assert!(!out.exists(), "nothing written for bad input");
+    let args = [
+        "fidelity",
+        "--lock",
+        "ticket,std-mutex",
+        "--threads",
+        "1",
+        "--duration",
+        "300ms",
+        "--warmup",
+        "1ms",
+        "--rounds",
+        "3",
+        "--out",
+        o,
+    ];
+    // Before any point finished: exit 128 + SIGINT, and no directory.
+    let (code, _, err) = interrupted(&args, "noop at 1 thread", libc::SIGINT);
+    assert_eq!(code, Some(130), "{err}");
+    assert!(err.contains("interrupted: 0 of 2 points"), "{err}");
+    assert!(
+        !out.exists() || std::fs::read_dir(&out).unwrap().count() == 0,
+        "no directory for a run that measured nothing"
+    );
+    // After one: it is printed and saved, exit 128 + SIGTERM.
+    let (code, stdout, err) = interrupted(&args, "ticket t=1", libc::SIGTERM);
+    assert_eq!(code, Some(143), "{err}");
+    assert!(err.contains("interrupted: 1 of 2 points saved in"), "{err}");
+    assert!(stdout.contains("ticket"), "{stdout}");
+    let runs: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().collect();
+    assert_eq!(runs.len(), 1);
+    let saved = std::fs::read_to_string(runs[0].path().join("fidelity.json")).unwrap();
+    assert!(
+        saved.contains("\"ticket\"") && !saved.contains("std-mutex"),
+        "{saved}"
+    );
+}

@@ -102,7 +102,7 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
         noop.added_ns_per_passage.unwrap_or(0.0)
     );
     points.push(noop);
-    for &t in f.threads {
+    'points: for &t in f.threads {
         for e in f.entries {
             let mut spec = fidelity_template(
                 e.clone(),
@@ -114,7 +114,12 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
                 sampling,
             );
             spec.oracle = oracle_for(f.oracle, e, spec.k);
-            let point = fidelity::measure(&spec, f.rounds)?;
+            let point = fidelity::measure(&spec, f.rounds);
+            // A point cut short by SIGINT or SIGTERM is not a measurement.
+            if crate::runner::interrupted().is_some() {
+                break 'points;
+            }
+            let point = point?;
             let _ = writeln!(
                 err,
                 "{} t={t}: harness/bare {}",
