@@ -262,3 +262,124 @@ fn fidelity_refuses_before_creating_and_keeps_what_finished_on_a_signal() {
         "{saved}"
     );
 }
+
+/// Copies the fixture directory `rel` into `to`.
+fn copy_fixture(rel: &str, to: &Path) {
+    let from = common::fixture_path(rel);
+    for e in walk(&from) {
+        let target = to.join(e.strip_prefix(&from).unwrap());
+        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
+        std::fs::copy(&e, &target).unwrap();
+    }
+}
+
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn damaged_results_are_named_by_correlate_and_predict() {
+    let cal = common::fixture_path("rmr-sample/calibration-vm.json");
+    let cal = cal.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("pmu");
+    copy_fixture("rmr-sample/pmu", &root);
+    let r = root.to_str().unwrap();
+    // Sound, both read it.
+    lockbench()
+        .args(["correlate", r, "--no-svg"])
+        .assert()
+        .success();
+    lockbench()
+        .args(["predict", r, "--calibration", cal])
+        .assert()
+        .success();
+    // One results.json cut short: named, exit 2, for both.
+    let victim = root.join("run-20261120-102000/results.json");
+    let text = std::fs::read_to_string(&victim).unwrap();
+    std::fs::write(&victim, &text[..text.len() / 2]).unwrap();
+    refused(
+        &["correlate", r, "--no-svg"],
+        "run-20261120-102000/results.json is damaged",
+    );
+    refused(
+        &["predict", r, "--calibration", cal],
+        "run-20261120-102000/results.json is damaged",
+    );
+    // A calibration with an absurd cost is refused, not turned into inf.
+    let mut c: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cal).unwrap()).unwrap();
+    c["load_ns"][0][1] = serde_json::json!(1e308);
+    let bad_cal = write(dir.path(), "cal.json", &c.to_string());
+    std::fs::write(&victim, &text).unwrap();
+    refused(
+        &["predict", r, "--calibration", &bad_cal],
+        "not a usable calibration",
+    );
+    // An --svg that cannot be a directory.
+    let file = write(dir.path(), "f", "x");
+    refused(&["correlate", r, "--svg", &file], "--svg");
+    refused(
+        &["correlate", r, "--svg", &format!("{file}/plots")],
+        "is not a directory",
+    );
+}
+
+#[test]
+fn report_and_compare_find_results_at_any_depth_and_name_damaged_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("all");
+    copy_fixture("compare/a", &root.join("sweep-x"));
+    copy_fixture("compare/b", &root.join("group/run-y"));
+    // The deeper run measured a lock the sweep did not: it must reach the report.
+    let deep = root.join("group/run-y/results.json");
+    let text = std::fs::read_to_string(&deep).unwrap();
+    std::fs::write(&deep, text.replace("\"tas\"", "\"mcs\"")).unwrap();
+    let r = root.to_str().unwrap();
+    let out = lockbench()
+        .args([
+            "report",
+            r,
+            "--out",
+            dir.path().join("rep").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let md = std::fs::read_to_string(dir.path().join("rep/report.md")).unwrap();
+    assert!(
+        md.contains("mcs"),
+        "the run two levels down is in the report"
+    );
+    assert!(
+        md.contains("tas"),
+        "the sweep one level down is in the report"
+    );
+    // An unusable --out: one line, exit 2.
+    let file = write(dir.path(), "f", "x");
+    refused(&["report", r, "--out", &file], "is not a directory");
+    // Nothing found says how deep it looked; a damaged file is named.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    refused(&["report", empty.to_str().unwrap()], "8 levels down");
+    std::fs::write(root.join("group/run-y/results.json"), "[{\"lock\"").unwrap();
+    refused(&["report", r], "run-y/results.json is damaged");
+    refused(
+        &[
+            "compare",
+            root.join("sweep-x").to_str().unwrap(),
+            root.join("group").to_str().unwrap(),
+        ],
+        "run-y/results.json is damaged",
+    );
+}
