@@ -383,3 +383,27 @@ fn report_and_compare_find_results_at_any_depth_and_name_damaged_ones() {
         "run-y/results.json is damaged",
     );
 }
+
+#[test]
+fn messages_that_took_several_lines_take_one() {
+    refused(&[], "give a command: list, run,");
+    let dir = tempfile::tempdir().unwrap();
+    let bad = write(dir.path(), "bad.toml", "threads = [1,\nduration = \"1s\"\n");
+    refused(&["run", "--config", &bad], "malformed config");
+    refused(&["sweep", &bad], "malformed sweep config");
+    // A name too long for the file system, refused before anything is measured or made.
+    let long = dir.path().join("n".repeat(300));
+    refused(
+        &[
+            "run",
+            "--lock",
+            "ticket",
+            "--passages",
+            "10",
+            "--out",
+            long.to_str().unwrap(),
+        ],
+        "longer than 255 bytes",
+    );
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+}

@@ -13,5 +13,6 @@ pub fn exec(args: &Args) -> Result<i32> {
     let mut opts = args.layered()?;
     let limits = Limits::detect();
     let warnings = opts.validate(&limits)?;
+    crate::opts::out::check_dir(&opts.name("out"), &opts.out())?;
     Ok(run_with(&opts, warnings, &limits, Hooks::default())?.code)
 }

@@ -88,6 +88,15 @@ fn load_file(path: &Path) -> Result<RunArgs, UsageError> {
     load_text(&text, path)
 }
 
+/// A parser's message on one line (TOML's may span several).
+pub fn one_line(msg: &str) -> String {
+    msg.split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// Reads config text into options; messages name `path`, where the text came from.
 fn load_text(text: &str, path: &Path) -> Result<RunArgs, UsageError> {
     let file = path.display();
@@ -98,7 +107,7 @@ fn load_text(text: &str, path: &Path) -> Result<RunArgs, UsageError> {
             .unwrap_or_default();
         UsageError(format!(
             "malformed config {file}{at}: {}",
-            e.message().trim_end()
+            one_line(e.message())
         ))
     })?;
     let names = option_names();

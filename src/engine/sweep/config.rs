@@ -262,7 +262,7 @@ impl Sweep {
             UsageError(format!(
                 "malformed sweep config {}: {}",
                 path.display(),
-                e.message()
+                crate::engine::options::one_line(e.message())
             ))
         })?;
         let hash = format!(
