@@ -179,7 +179,7 @@ fn check_limits(args: &Args, duration: Duration, warmup: Duration, rounds: usize
     }
     if rounds == 0 || rounds > limits.rounds {
         return bad(format!(
-            "--rounds {rounds}: between 1 and {}",
+            "--rounds {rounds}: at least 1 and at most {}",
             limits.rounds
         ));
     }
