@@ -13,6 +13,21 @@ fn main() {
     }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        // No subcommand: one line naming them (bad input, exit 2).
+        Err(e)
+            if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                && std::env::args_os().len() == 1 =>
+        {
+            let names: Vec<String> = <Cli as clap::CommandFactory>::command()
+                .get_subcommands()
+                .map(|c| c.get_name().to_string())
+                .collect();
+            eprintln!(
+                "error: give a command: {} (`lockbench --help` says what each does)",
+                names.join(", ")
+            );
+            std::process::exit(2);
+        }
         // --help, --version, and the help shown for a missing subcommand.
         Err(e)
             if !e.use_stderr()

@@ -224,3 +224,240 @@ fn sweep_bad_input_is_one_line_and_exit_2() {
         "nothing is written on bad input"
     );
 }
+
+const TINY: &str =
+    "lock = [\"ticket\"]\nthreads = [1, 2]\npassages = 50\nwarmup = \"1ms\"\nrepeat = 1\n";
+
+/// A finished two-point sweep of [`TINY`] in a fresh directory: (tempdir, config, sweep dir).
+fn finished_sweep() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("tiny.toml");
+    fs::write(&config, TINY).unwrap();
+    let dir = tmp.path().join("sweep");
+    lockbench()
+        .arg("sweep")
+        .arg(&config)
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success();
+    assert_eq!(done_points(&dir).len(), 2);
+    (tmp, config, dir)
+}
+
+/// `sweep --resume DIR`: exit code and stderr.
+fn resume(dir: &Path) -> (Option<i32>, String) {
+    let out = lockbench()
+        .args(["sweep", "--resume"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    (out.status.code(), err)
+}
+
+/// The results.json of `dir`, its lock and thread count per result.
+fn saved(dir: &Path) -> Vec<(String, u64)> {
+    let v: Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("results.json")).unwrap()).unwrap();
+    let mut r: Vec<(String, u64)> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["lock"].as_str().unwrap().into(),
+                r["threads"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    r.sort();
+    r
+}
+
+#[test]
+fn a_damaged_journal_is_re_measured_where_damaged_and_never_mixed() {
+    let want = vec![("ticket".to_string(), 1), ("ticket".to_string(), 2)];
+    // Each damage of points.jsonl: the damaged point is measured again, once.
+    type Damage = fn(&str) -> String;
+    let damages: [(&str, Damage); 3] = [
+        ("cut off", |t| t[..t.len() - 7].to_string()),
+        ("readable lines", |t| {
+            let mut l: Vec<&str> = t.lines().collect();
+            let last_result = l.len() - 2;
+            l[last_result] = "{\"point\":\"t=2\",\"result\":{\"lo";
+            l.join("\n") + "\n"
+        }),
+        ("readable lines", |t| {
+            // A done line without its results.
+            let l: Vec<&str> = t
+                .lines()
+                .filter(|l| !l.contains("\"result\"") || l.contains("t=1"))
+                .collect();
+            l.join("\n") + "\n"
+        }),
+    ];
+    for (what, damage) in damages {
+        let (_tmp, _, dir) = finished_sweep();
+        let journal = dir.join("points.jsonl");
+        let text = fs::read_to_string(&journal).unwrap();
+        fs::write(&journal, damage(&text)).unwrap();
+        let (code, err) = resume(&dir);
+        assert_eq!(code, Some(0), "{what}: {err}");
+        assert!(
+            err.contains("warning:") && err.contains(what),
+            "{what}: {err}"
+        );
+        assert!(err.contains("1 done before"), "{what}: {err}");
+        assert_eq!(done_points(&dir), ["t=1", "t=2"], "{what}");
+        assert_eq!(saved(&dir), want, "{what}");
+        assert_eq!(result_lines(&dir).len(), 2, "{what}: one result per point");
+    }
+}
+
+#[test]
+fn results_json_is_rebuilt_and_foreign_points_and_bad_manifests_are_refused() {
+    let (_tmp, _, dir) = finished_sweep();
+    let want = saved(&dir);
+    for damage in ["", "[{\"lock\""] {
+        fs::write(dir.join("results.json"), damage).unwrap();
+        let (code, err) = resume(&dir);
+        assert_eq!(code, Some(0), "{err}");
+        assert_eq!(saved(&dir), want);
+    }
+    fs::remove_file(dir.join("results.json")).unwrap();
+    assert_eq!(resume(&dir).0, Some(0));
+    assert_eq!(saved(&dir), want);
+
+    // A point the config does not have.
+    let journal = dir.join("points.jsonl");
+    let text = fs::read_to_string(&journal).unwrap();
+    fs::write(&journal, format!("{text}{}", text.replace("t=2", "t=9"))).unwrap();
+    let (code, err) = resume(&dir);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("t=9, which the sweep's config does not have"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    fs::write(&journal, text).unwrap();
+
+    // A garbage manifest is damaged, not missing.
+    fs::write(dir.join("manifest.json"), [0xff, 0xfe, 0x00]).unwrap();
+    let (code, err) = resume(&dir);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("manifest.json is damaged"), "{err}");
+}
+
+#[test]
+fn a_second_sweep_on_a_directory_in_use_is_refused_at_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("slow.toml");
+    fs::write(
+        &config,
+        "lock = [\"ticket\"]\nthreads = [1, 2]\nduration = \"400ms\"\nwarmup = \"1ms\"\nrepeat = 2\n",
+    )
+    .unwrap();
+    let dir = tmp.path().join("sweep");
+    let mut first = Process::cargo_bin("lockbench")
+        .unwrap()
+        .arg("sweep")
+        .arg(&config)
+        .arg("--out")
+        .arg(&dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut reader = std::io::BufReader::new(first.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut reader, &mut line).unwrap();
+    assert!(line.starts_with("sweep: 2 points"), "{line}");
+    let started = Instant::now();
+    let (code, err) = resume(&dir);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("is in use by another `lockbench sweep`"),
+        "{err}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "refused at once"
+    );
+    // The same for a new sweep given the directory.
+    let out = lockbench()
+        .arg("sweep")
+        .arg(&config)
+        .arg("--out")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(first.wait().unwrap().success());
+    assert_eq!(done_points(&dir), ["t=1", "t=2"]);
+    assert_eq!(saved(&dir).len(), 2, "no result twice");
+}
+
+#[test]
+fn sweep_messages_name_the_users_file_and_progress_is_one_line_per_point() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out_dir = tmp.path().join("out");
+    let o = out_dir.to_str().unwrap();
+    for (text, expect) in [
+        ("lock = [\"ticket\"]\nthreads = []\n", "`threads` = [] in"),
+        ("lock = [\"ticket\"]\nmix = []\n", "`mix` = [] in"),
+        ("lock = [\"ticket\"]\ncs = []\n", "`cs` = [] in"),
+        (
+            "lock = [\"ticket\"]\nthreads = [1,2,3,4,5,6,7,8,9,10]\nk = [1,2,3,4,5,6,7,8,9,10]\ncs-lines = [1,2,3,4,5,6,7,8,9,10]\nthink = [\"1ns\",\"2ns\",\"3ns\",\"4ns\",\"5ns\",\"6ns\",\"7ns\",\"8ns\",\"9ns\",\"10ns\",\"11ns\"]\n",
+            "11000 points, at most 10000",
+        ),
+        ("lock = [\"ticket\"]\nthreads = [1]\nduration = \"2 fortnights\"\n", "user-sweep.toml: key `duration`"),
+    ] {
+        let config = tmp.path().join("user-sweep.toml");
+        fs::write(&config, text).unwrap();
+        let out = lockbench()
+            .arg("sweep")
+            .arg(&config)
+            .args(["--out", o])
+            .output()
+            .unwrap();
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(out.status.code(), Some(2), "{text}: {err}");
+        assert!(err.contains(expect), "{text}: {err}");
+        assert!(!err.contains("lockbench-sweep-"), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(!out_dir.exists(), "nothing written for {text}");
+    }
+    // An --out that cannot be a directory: exit 2, one line.
+    let file = tmp.path().join("a-file");
+    fs::write(&file, "x").unwrap();
+    let config = tmp.path().join("tiny.toml");
+    fs::write(&config, TINY).unwrap();
+    let out = lockbench()
+        .arg("sweep")
+        .arg(&config)
+        .arg("--out")
+        .arg(file.join("sub"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is not a directory"), "{err}");
+    // Progress, stderr being a pipe: one line per point, with the time left.
+    let out = lockbench()
+        .arg("sweep")
+        .arg(&config)
+        .args(["--out", o])
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("done (t=")).collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].contains("point 1/2") && lines[0].contains("left"),
+        "{err}"
+    );
+    assert!(!out_dir.join("partial").exists());
+}

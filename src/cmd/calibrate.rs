@@ -8,6 +8,12 @@ use anyhow::Result;
 use crate::hw::{self, calibrate};
 use crate::opts::{Format, FormatOpt, OutOpt, RoundsOpt};
 
+/// Most cache lines per timed batch (64 MiB of lines at most, and a batch that times in
+/// well under a second).
+pub const MAX_LINES: usize = 1 << 20;
+/// Most timed batches per operation and CPU pair.
+pub const MAX_ROUNDS: usize = 100_000;
+
 /// Options of `calibrate`.
 #[derive(clap::Args, Debug)]
 #[command(mut_arg("out", |a| a
@@ -43,7 +49,22 @@ pub fn exec(args: &Args) -> Result<i32> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(hw::DEFAULT_CALIBRATION));
-    let cal = calibrate::calibrate(args.cpus.as_deref(), args.lines, args.rounds.get(201))?;
+    if args.lines > MAX_LINES {
+        return Err(crate::error::UsageError(format!(
+            "--lines {}: at most {MAX_LINES} cache lines per batch",
+            args.lines
+        ))
+        .into());
+    }
+    let rounds = args.rounds.get(201);
+    if rounds > MAX_ROUNDS {
+        return Err(crate::error::UsageError(format!(
+            "--rounds {rounds}: at most {MAX_ROUNDS} batches per operation and pair"
+        ))
+        .into());
+    }
+    crate::opts::out::check_file("--out", &out)?;
+    let cal = calibrate::calibrate(args.cpus.as_deref(), args.lines, rounds)?;
     calibrate::save(&cal, &out)?;
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&cal)?),

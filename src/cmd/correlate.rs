@@ -30,12 +30,15 @@ pub fn exec(args: &Args) -> Result<i32> {
     let format = args
         .format
         .pick("correlate", &[Format::Table, Format::Json], Format::Table)?;
-    let loaded = results::load_modelled(&args.dir)?;
     let svg_dir: Option<&Path> = if args.no_svg {
         None
     } else {
         Some(args.svg.as_deref().unwrap_or(&args.dir))
     };
+    if let Some(d) = svg_dir {
+        crate::opts::out::check_dir(if args.svg.is_some() { "--svg" } else { "DIR" }, d)?;
+    }
+    let loaded = results::load_modelled(&args.dir)?;
     let report = correlate::correlate(&args.dir, &loaded.runs, svg_dir)?;
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),

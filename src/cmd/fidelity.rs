@@ -68,12 +68,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         .warmup
         .map_or(Duration::from_millis(50), |d| d.0);
     let rounds = args.rounds.get(7);
-    if duration.is_zero() {
-        return Err(UsageError("--duration must be longer than 0 (e.g. 200ms)".into()).into());
-    }
-    if rounds == 0 {
-        return Err(UsageError("--rounds must be at least 1".into()).into());
-    }
+    check_limits(args, duration, warmup, rounds)?;
     let format = args
         .format
         .pick("fidelity", &[Format::Table, Format::Json], Format::Table)?;
@@ -113,11 +108,10 @@ pub fn exec(args: &Args) -> Result<i32> {
         ))
         .into());
     }
+    crate::opts::out::check_dir("--out", &out_dir)?;
     let store = Store::create(&out_dir)
         .map_err(|e| UsageError(format!("--out {}: {e:#}", out_dir.display())))?;
-    if args.harness.latency_sample == Some(0) {
-        return Err(UsageError("--latency-sample must be at least 1 (e.g. 100)".into()).into());
-    }
+    crate::runner::catch_interrupts();
     let sampling = args
         .harness
         .latency_sample
@@ -134,12 +128,68 @@ pub fn exec(args: &Args) -> Result<i32> {
             oracle: args.harness.oracle.unwrap_or(OracleArg::Auto),
         },
         &store,
-    )?;
-    print!(
-        "{}",
-        render(&points, format, rounds, duration, sampling, &store)?
     );
-    Ok(0)
+    // Nothing saved (refused midway, or interrupted before a point finished): no directory.
+    let _ = std::fs::remove_dir(store.dir());
+    let points = points?;
+    let Some(sig) = crate::runner::interrupted() else {
+        print!(
+            "{}",
+            render(&points, format, rounds, duration, sampling, &store)?
+        );
+        return Ok(0);
+    };
+    // What finished is printed; the exit code says the run was cut short.
+    let measured = points.len().saturating_sub(1);
+    if measured > 0 {
+        print!(
+            "{}",
+            render(&points, format, rounds, duration, sampling, &store)?
+        );
+    }
+    eprintln!(
+        "interrupted: {measured} of {} points saved in {}",
+        entries.len() * threads.len(),
+        if measured > 0 {
+            store.dir().display().to_string()
+        } else {
+            "no directory (nothing finished)".into()
+        }
+    );
+    Ok(128 + sig)
+}
+
+/// The sizes and durations against the limits `run` has for them.
+fn check_limits(args: &Args, duration: Duration, warmup: Duration, rounds: usize) -> Result<()> {
+    let limits = crate::engine::options::Limits::detect();
+    let bad = |m: String| -> Result<()> { Err(UsageError(m).into()) };
+    if duration.is_zero() || duration > limits.duration {
+        return bad(format!(
+            "--duration {}: longer than 0 and at most {} (e.g. 200ms)",
+            format_duration(duration),
+            format_duration(limits.duration)
+        ));
+    }
+    if warmup > limits.warmup {
+        return bad(format!(
+            "--warmup {}: at most {}",
+            format_duration(warmup),
+            format_duration(limits.warmup)
+        ));
+    }
+    if rounds == 0 || rounds > limits.rounds {
+        return bad(format!(
+            "--rounds {rounds}: at least 1 and at most {}",
+            limits.rounds
+        ));
+    }
+    match args.harness.latency_sample {
+        Some(n) if n == 0 || n > limits.latency_sample => bad(format!(
+            "--latency-sample {n}: between 1 and {} (one passage in N is timed)",
+            limits.latency_sample
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The table (or JSON) of the points.

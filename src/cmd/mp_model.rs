@@ -100,6 +100,61 @@ impl WatchdogOpt {
     }
 }
 
+/// Most critical sections each process enters (`--requests`).
+pub const MAX_REQUESTS: u64 = 1_000_000;
+/// Most critical sections of a run in all (`--n` × `--requests`) on the simulator.
+pub const MAX_SIM_TOTAL: u64 = 100_000_000;
+/// Most critical sections of a run in all on threads (each one real time).
+pub const MAX_THREADED_TOTAL: u64 = 10_000_000;
+/// Largest value a delay distribution may take on the simulator (time units): sums of many
+/// draws stay finite and exact enough.
+pub const MAX_SIM_TIME: f64 = 1e9;
+/// Largest value a delay distribution may take on threads (milliseconds: a minute).
+pub const MAX_THREADED_MS: f64 = 60_000.0;
+/// Largest watchdog, in either unit.
+pub const MAX_WATCHDOG: f64 = 1e12;
+
+impl WatchdogOpt {
+    /// Refuses a watchdog that is not a finite positive number below [`MAX_WATCHDOG`].
+    pub fn check(&self) -> anyhow::Result<()> {
+        match self.watchdog {
+            Some(w) if !(w > 0.0 && w <= MAX_WATCHDOG) => Err(usage(format!(
+                "--watchdog {w}: a number above 0 and at most {MAX_WATCHDOG:e}"
+            ))),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// The largest value a distribution can draw (its mean for the exponential).
+fn dist_top(d: &Dist) -> f64 {
+    match *d {
+        Dist::Exp(m) | Dist::Const(m) => m,
+        Dist::Uniform(_, b) => b,
+    }
+}
+
+/// Refuses delays past `most` (in the runtime's `unit`) and more critical sections than
+/// `total` in all: a run that would overflow its clocks or never end.
+pub fn check_size(model: &Model, most: f64, unit: &str, total: u64) -> anyhow::Result<()> {
+    for (what, d) in [("ncs", &model.ncs), ("cs", &model.cs), ("cd", &model.cd)] {
+        let top = dist_top(d);
+        if top > most {
+            return Err(usage(format!(
+                "--{what}: draws up to {top:e} {unit}, at most {most:e}; use a smaller distribution"
+            )));
+        }
+    }
+    let all = (model.n as u64).saturating_mul(model.requests);
+    if all > total {
+        return Err(usage(format!(
+            "--n {} × --requests {} = {all} critical sections: at most {total} in one run; use fewer requests",
+            model.n, model.requests
+        )));
+    }
+    Ok(())
+}
+
 pub(super) fn usage(msg: impl Into<String>) -> anyhow::Error {
     UsageError(msg.into()).into()
 }
@@ -165,6 +220,12 @@ impl ModelArgs {
                     ))
                 })?);
             }
+        }
+        if self.requests == 0 || self.requests > MAX_REQUESTS {
+            return Err(usage(format!(
+                "--requests {}: between 1 and {MAX_REQUESTS} critical sections per process",
+                self.requests
+            )));
         }
         let one = only_one(self.mix.mix.as_deref(), || {
             "give one --mix: each request's group is drawn from one mix".into()

@@ -1,6 +1,8 @@
 //! `lockbench mp-run`: message passing on threads or MPI.
 
-use super::mp_model::{ModelArgs, WatchdogOpt, WRITES};
+use super::mp_model::{
+    check_size, ModelArgs, WatchdogOpt, MAX_THREADED_MS, MAX_THREADED_TOTAL, WRITES,
+};
 use crate::error::UsageError;
 use crate::mp::{batch, output};
 use crate::opts::Format;
@@ -46,6 +48,8 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
         return Err(UsageError("--procs-per-rank applies to --runtime mpi only".into()).into());
     }
     let model = args.model.model()?;
+    check_size(&model, MAX_THREADED_MS, "ms", MAX_THREADED_TOTAL)?;
+    args.watchdog.check()?;
     let format = args.model.format.pick("mp-run", WRITES, Format::Table)?;
     let results = batch::run_threaded(&model, !args.no_pin, args.watchdog.get(10.0))?;
     print!("{}", output::render(&results, format));
@@ -56,6 +60,8 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
 fn mpi_run(args: &Args) -> anyhow::Result<i32> {
     crate::mp::mpi::mp_run(|ranks| {
         let model = mpi_model(args, ranks)?;
+        check_size(&model, MAX_THREADED_MS, "ms", MAX_THREADED_TOTAL)?;
+        args.watchdog.check()?;
         let format = args.model.format.pick("mp-run", WRITES, Format::Table)?;
         let runs =
             crate::mp::mpi::configs(&model, ranks, args.procs_per_rank, args.watchdog.get(10.0))?;

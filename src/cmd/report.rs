@@ -27,6 +27,14 @@ pub struct Args {
 /// `lockbench report DIR`.
 pub fn exec(args: &Args) -> Result<i32> {
     let out = args.out.out.clone().unwrap_or_else(|| args.dir.clone());
+    crate::opts::out::check_dir(
+        if args.out.out.is_some() {
+            "--out"
+        } else {
+            "DIR"
+        },
+        &out,
+    )?;
     let w = render::render(&args.dir, &out, args.calibration.calibration.as_deref())?;
     println!(
         "report: {} and {} ({} plots in {}, {} interval logs in {})",

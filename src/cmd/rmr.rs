@@ -89,14 +89,10 @@ pub fn exec(args: &Args) -> Result<i32> {
         ))
         .into());
     }
-    let passages = args.passages.passages.unwrap_or(3) as usize;
-    let k = args.k.one("--k")?.unwrap_or(1);
-    if passages == 0 {
-        return Err(UsageError("--passages must be at least 1".into()).into());
-    }
-    if k == 0 {
-        return Err(UsageError("--k must be at least 1".into()).into());
-    }
+    let (passages, k) = check_sizes(args, &threads)?;
+    let format = args
+        .format
+        .pick("rmr", &[Format::Table, Format::Json], Format::Table)?;
     let mut reports = Vec::new();
     let mut failed = false;
     for e in &entries {
@@ -123,14 +119,52 @@ pub fn exec(args: &Args) -> Result<i32> {
             }
         }
     }
-    if args
-        .format
-        .pick("rmr", &[Format::Table, Format::Json], Format::Table)?
-        == Format::Json
-    {
+    if format == Format::Json {
         println!("{}", serde_json::to_string_pretty(&reports)?);
     } else {
         print!("{}", table(&reports));
     }
     Ok(i32::from(failed))
+}
+
+/// Most schedules the adversarial search tries beyond its fixed four.
+pub const MAX_SEARCH: usize = 10_000;
+
+/// Passages and k, checked with the critical-section steps and the search against their
+/// limits: one execution is cut after [`RmrOptions`]'s step bound, so the steps the options
+/// ask for at the largest process count must fit in it.
+fn check_sizes(args: &Args, threads: &[usize]) -> Result<(usize, usize), UsageError> {
+    let passages = args.passages.passages.unwrap_or(3);
+    let k = args.k.one("--k")?.unwrap_or(1);
+    if passages == 0 {
+        return Err(UsageError("--passages must be at least 1".into()));
+    }
+    if k == 0 || k > crate::mem::counting::MAX_PROCESSES {
+        return Err(UsageError(format!(
+            "--k {k}: between 1 and {}",
+            crate::mem::counting::MAX_PROCESSES
+        )));
+    }
+    if args.search > MAX_SEARCH {
+        return Err(UsageError(format!(
+            "--search {}: at most {MAX_SEARCH} schedules",
+            args.search
+        )));
+    }
+    let bound = RmrOptions::new(
+        1,
+        crate::mem::Model::Cc,
+        crate::rmr::ScheduleKind::RoundRobin,
+    )
+    .max_steps;
+    let n = threads.iter().copied().max().unwrap_or(1) as u128;
+    // Each passage takes its critical-section steps and at least one step of the lock.
+    let steps = n * u128::from(passages) * (args.cs_steps.get() as u128 + 1);
+    if steps > u128::from(bound) {
+        return Err(UsageError(format!(
+            "--threads {n} × --passages {passages} × (--cs-steps {} + 1) = {steps} scheduling steps: at most {bound} in one execution; lower one of them",
+            args.cs_steps.get()
+        )));
+    }
+    Ok((passages as usize, k))
 }

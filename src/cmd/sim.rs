@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use super::mp_model::{usage, ModelArgs, WatchdogOpt, WRITES};
+use super::mp_model::{
+    check_size, usage, ModelArgs, WatchdogOpt, MAX_SIM_TIME, MAX_SIM_TOTAL, WRITES,
+};
 use crate::mp::batch::{self, SimOptions};
 use crate::mp::model::MAX_SEEDS;
 use crate::mp::sim::{check_crashes, Crash};
@@ -60,6 +62,8 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
         return paper::run(path, format, args.jobs, seeds, args.quick);
     }
     let model = args.model.model()?;
+    check_size(&model, MAX_SIM_TIME, "time units", MAX_SIM_TOTAL)?;
+    args.watchdog.check()?;
     let format = args.model.format.pick("sim", WRITES, Format::Table)?;
     let seeds = args.seeds.unwrap_or(1);
     if seeds == 0 || seeds > MAX_SEEDS {

@@ -34,14 +34,21 @@ pub fn exec(args: &Args) -> Result<i32> {
     let (dir, text, path, manifest) = match (&args.resume, &args.config) {
         (Some(dir), given) => {
             let m_path = dir.join("manifest.json");
-            let m_text = fs::read_to_string(&m_path).map_err(|_| {
-                UsageError(format!(
-                    "{} holds no sweep (no manifest.json): give the directory a sweep wrote, or start one with `lockbench sweep CONFIG.toml`",
-                    dir.display()
-                ))
+            let m_bytes = fs::read(&m_path).map_err(|e| {
+                UsageError(if e.kind() == std::io::ErrorKind::NotFound {
+                    format!(
+                        "{} holds no sweep (no manifest.json): give the directory a sweep wrote, or start one with `lockbench sweep CONFIG.toml`",
+                        dir.display()
+                    )
+                } else {
+                    format!("cannot read {}: {e}; check its permissions", m_path.display())
+                })
             })?;
-            let m: Manifest = serde_json::from_str(&m_text).map_err(|e| {
-                UsageError(format!("{} is not a sweep manifest ({e})", m_path.display()))
+            let m: Manifest = serde_json::from_slice(&m_bytes).map_err(|e| {
+                UsageError(format!(
+                    "{} is damaged ({e}): the sweep cannot be resumed; start it again with --out",
+                    m_path.display()
+                ))
             })?;
             let (text, path) = match given {
                 Some(p) => (

@@ -269,5 +269,34 @@ fn options(args: &Args) -> Result<(VerifyOptions, Option<String>), UsageError> {
     opts.witness = args.witness || c.is_some_and(|c| c.witness);
     opts.mutant = c.and_then(|c| c.mutant.clone()).or(args.mutant.clone());
     opts.replay = args.replay.clone();
+    check_limits(&opts)?;
     Ok((opts, lock))
+}
+
+/// Most schedules one exploration runs.
+pub const MAX_SCHEDULES: usize = 1_000_000;
+/// Most passages per process, critical-section steps, sessions and PCT depth.
+pub const MAX_SMALL: usize = 10_000;
+/// Largest step bound of one schedule.
+pub const MAX_STEPS: usize = 100_000_000;
+
+/// Every size of the exploration against its limit (docs/commands.md, "Limits").
+fn check_limits(o: &VerifyOptions) -> Result<(), UsageError> {
+    let procs = crate::mem::counting::MAX_PROCESSES;
+    let checks: [(&str, usize, usize, usize); 8] = [
+        ("threads", o.threads, 1, procs),
+        ("k", o.k, 1, procs),
+        ("schedules", o.schedules, 1, MAX_SCHEDULES),
+        ("passages", o.passages, 1, MAX_SMALL),
+        ("cs-steps", o.cs_steps, 0, MAX_SMALL),
+        ("sessions", o.sessions, 1, MAX_SMALL),
+        ("pct-depth", o.pct_depth, 1, MAX_SMALL),
+        ("max-steps", o.max_steps, 1, MAX_STEPS),
+    ];
+    for (flag, v, lo, hi) in checks {
+        if v < lo || v > hi {
+            return usage(format!("--{flag} {v}: between {lo} and {hi}"));
+        }
+    }
+    Ok(())
 }

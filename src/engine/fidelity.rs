@@ -126,7 +126,7 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
         noop.added_ns_per_passage.unwrap_or(0.0)
     );
     points.push(noop);
-    for &t in f.threads {
+    'points: for &t in f.threads {
         for e in f.entries {
             let mut spec = fidelity_template(
                 e.clone(),
@@ -139,7 +139,12 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
             );
             spec.oracle = oracle_for(f.oracle, e, spec.k);
             let before = LoadSample::take(true);
-            let point = fidelity::measure(&spec, f.rounds)?;
+            let point = fidelity::measure(&spec, f.rounds);
+            // A point cut short by SIGINT or SIGTERM is not a measurement.
+            if crate::runner::interrupted().is_some() {
+                break 'points;
+            }
+            let point = point?;
             let workers = if t > cpus { 0 } else { t };
             let load = before.until(&LoadSample::take(false), workers, cpus);
             let _ = writeln!(

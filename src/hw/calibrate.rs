@@ -85,6 +85,9 @@ pub struct Calibration {
     pub notes: Vec<String>,
 }
 
+/// Largest cost a calibration may hold for one access, ns.
+pub const MAX_COST_NS: f64 = 1e6;
+
 impl Calibration {
     /// The matrix of one operation.
     pub fn matrix(&self, op: Op) -> &Vec<Vec<f64>> {
@@ -109,6 +112,11 @@ impl Calibration {
             if m.iter().flatten().any(|v| !v.is_finite() || *v < 0.0) {
                 return Err(format!(
                     "its {op:?} matrix holds a negative or non-finite cost"
+                ));
+            }
+            if let Some(v) = m.iter().flatten().find(|v| **v > MAX_COST_NS) {
+                return Err(format!(
+                    "its {op:?} matrix holds a cost of {v:e} ns, above {MAX_COST_NS:e} ns (no cache line takes a millisecond to move)"
                 ));
             }
         }

@@ -105,7 +105,12 @@ fn run_of(v: serde_json::Value) -> Option<RunResult> {
 
 /// The runs of one results file: a run, or an array of runs (`None` when it is neither).
 pub fn runs_of(text: &str) -> Option<Vec<RunResult>> {
-    match serde_json::from_str::<serde_json::Value>(text).ok()? {
+    runs_of_value(serde_json::from_str::<serde_json::Value>(text).ok()?)
+}
+
+/// The runs of one parsed results file, as [`runs_of`].
+fn runs_of_value(v: serde_json::Value) -> Option<Vec<RunResult>> {
+    match v {
         serde_json::Value::Array(items) => items.into_iter().map(run_of).collect(),
         v @ serde_json::Value::Object(_) => run_of(v).map(|r| vec![r]),
         _ => None,
@@ -126,12 +131,30 @@ pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
         .map_err(|e| UsageError(format!("cannot read {}: {e}", dir.display())))?;
     let mut loaded = Loaded::default();
     for file in files {
-        let Ok(text) = fs::read_to_string(&file) else {
-            loaded.skipped.push(file);
-            continue;
+        let text = fs::read(&file).map_err(|e| {
+            UsageError(format!(
+                "cannot read {}: {e}; check its permissions, or move it out of {}",
+                file.display(),
+                dir.display()
+            ))
+        })?;
+        // A file that is not JSON, or a results.json that is not a list of runs, is damaged
+        // (cut short, overwritten): refused by name, never skipped, since the figures would
+        // change without it. Other JSON (a calibration, a manifest) is not a result.
+        let damaged = |why: String| {
+            UsageError(format!(
+                "{} is damaged ({why}): measure it again, or move it out of {}",
+                file.display(),
+                dir.display()
+            ))
         };
-        match runs_of(&text) {
+        let value: serde_json::Value =
+            serde_json::from_slice(&text).map_err(|e| damaged(e.to_string()))?;
+        let is_results = file.file_name() == Some("results.json".as_ref());
+        match runs_of_value(value) {
             Some(runs) if !runs.is_empty() => loaded.runs.extend(runs),
+            Some(_) if is_results => {}
+            None if is_results => return Err(damaged("not a list of runs".into())),
             _ => loaded.skipped.push(file),
         }
     }
@@ -300,5 +323,23 @@ mod tests {
         assert!(err.contains("no lockbench results"), "{err}");
         let err = load(&empty.path().join("nope")).unwrap_err().0;
         assert!(err.contains("not a directory"), "{err}");
+    }
+
+    #[test]
+    fn a_damaged_results_file_is_named_not_skipped() {
+        let one = r#"{"lock": "a", "threads": 1}"#;
+        for (name, text) in [
+            ("results.json", format!("[{one}, {{\"lock\"")),
+            ("results.json", r#"{"not": "runs"}"#.to_string()),
+            ("001-a-t1-distinct.json", one[..10].to_string()),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            fs::write(dir.path().join("loose.json"), one).unwrap();
+            let sub = dir.path().join("run-1");
+            fs::create_dir(&sub).unwrap();
+            fs::write(sub.join(name), &text).unwrap();
+            let err = load(dir.path()).unwrap_err().0;
+            assert!(err.contains(name) && err.contains("is damaged"), "{err}");
+        }
     }
 }

@@ -105,12 +105,93 @@ impl Suite {
             .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
         let suite: Suite = toml::from_str(&text)
             .map_err(|e| UsageError(format!("{}: {}", path.display(), e.message())))?;
-        suite.check()?;
+        suite
+            .check()
+            .map_err(|e| UsageError(format!("{}: {}", path.display(), e.0)))?;
         Ok(suite)
     }
 
+    /// Every value against the limits of `sim`'s command line (`lockbench sim --help` and
+    /// docs/commands.md): a suite file runs nothing the command line would refuse.
     fn check(&self) -> Result<(), UsageError> {
+        use crate::cmd::mp_model::{MAX_REQUESTS, MAX_SIM_TIME, MAX_SIM_TOTAL};
+        use crate::mp::model::{MAX_M, MAX_N, MAX_SEEDS};
+        let bad = |what: String| Err(UsageError(what));
+        if self.requests == 0 || self.requests > MAX_REQUESTS {
+            return bad(format!(
+                "requests = {}: between 1 and {MAX_REQUESTS} per process",
+                self.requests
+            ));
+        }
+        if self.seeds == 0 || self.seeds as u64 > MAX_SEEDS {
+            return bad(format!("seeds = {}: between 1 and {MAX_SEEDS}", self.seeds));
+        }
+        // A count (n, m) or a time (ncs, cs, cd) or α of `hot`, in range.
+        let num = |v: f64| {
+            if v.abs() >= 1e9 {
+                format!("{v:e}")
+            } else {
+                format!("{v}")
+            }
+        };
+        let value = |key: &str, v: f64| -> Result<(), UsageError> {
+            let (lo, hi, whole) = match key {
+                "n" => (1.0, MAX_N as f64, true),
+                "m" => (1.0, MAX_M as f64, true),
+                "hot" => (0.0, 100.0, false),
+                _ => (0.0, MAX_SIM_TIME, false),
+            };
+            if !(v >= lo && v <= hi) || (whole && v.fract() != 0.0) {
+                return bad(format!(
+                    "{key} = {}: {} from {lo} to {hi:e}",
+                    num(v),
+                    if whole { "a whole number" } else { "a number" }
+                ));
+            }
+            Ok(())
+        };
+        let b = &self.base;
+        value("n", b.n as f64)?;
+        value("m", b.m as f64)?;
+        for (k, v) in [
+            ("ncs", b.ncs),
+            ("cs", b.cs),
+            ("cd", b.cd),
+            ("hot", b.hot[0]),
+        ] {
+            value(k, v)?;
+        }
+        if !(b.hot[1] >= 0.0 && b.hot[1] <= 100.0) {
+            return bad(format!("hot = {:?}: two percentages from 0 to 100", b.hot));
+        }
         for fig in &self.figure {
+            if fig.values.is_empty() {
+                return bad(format!(
+                    "figure {}: values is empty; give at least one",
+                    fig.name
+                ));
+            }
+            let n = fig.n.unwrap_or(b.n);
+            value("n", n as f64)
+                .map_err(|e| UsageError(format!("figure {}: {}", fig.name, e.0)))?;
+            let mut most_n = n as f64;
+            for &v in &fig.values {
+                if ["m", "n", "ncs", "cs", "cd", "hot"].contains(&fig.vary.as_str()) {
+                    value(&fig.vary, v)
+                        .map_err(|e| UsageError(format!("figure {}: {}", fig.name, e.0)))?;
+                }
+                if fig.vary == "n" {
+                    most_n = most_n.max(v);
+                }
+            }
+            if most_n * self.requests as f64 > MAX_SIM_TOTAL as f64 {
+                return bad(format!(
+                    "figure {}: n {} × requests {} is more than {MAX_SIM_TOTAL} critical sections in one run; use fewer requests",
+                    fig.name,
+                    num(most_n),
+                    self.requests
+                ));
+            }
             for a in &fig.compare {
                 if algo::info(a).is_none() {
                     return Err(UsageError(format!(
@@ -530,6 +611,43 @@ quote = [{ at = 3, metric = "message_size", value = 2.22 }]
         )
         .unwrap()
     }
+
+    #[test]
+    fn check_refuses_what_the_command_line_refuses() {
+        assert!(tiny().check().is_ok());
+        let mut cases: Vec<(Suite, &str)> = Vec::new();
+        let mut s = tiny();
+        s.requests = 0;
+        cases.push((s, "requests = 0"));
+        let mut s = tiny();
+        s.seeds = 0;
+        cases.push((s, "seeds = 0"));
+        let mut s = tiny();
+        s.base.ncs = -50.0;
+        cases.push((s, "ncs = -50"));
+        let mut s = tiny();
+        s.base.cd = f64::NAN;
+        cases.push((s, "cd = NaN"));
+        let mut s = tiny();
+        s.base.cs = 1e308;
+        cases.push((s, "cs = 1e308"));
+        let mut s = tiny();
+        s.figure[0].values = vec![3.0, 1e12];
+        cases.push((s, "figure 6f: n = 1e12"));
+        let mut s = tiny();
+        s.figure[0].values.clear();
+        cases.push((s, "values is empty"));
+        let mut s = tiny();
+        s.requests = MAX_REQUESTS_FOR_TEST;
+        s.figure[0].values = vec![3000.0];
+        cases.push((s, "critical sections in one run"));
+        for (s, want) in cases {
+            let e = s.check().unwrap_err().0;
+            assert!(e.contains(want), "{want}: {e}");
+        }
+    }
+
+    const MAX_REQUESTS_FOR_TEST: u64 = crate::cmd::mp_model::MAX_REQUESTS;
 
     #[test]
     fn quick_keeps_small_points_and_few_seeds() {

@@ -166,22 +166,33 @@ pub fn file_safe(s: &str) -> String {
         .collect()
 }
 
-/// The `results.json` files of `dir`: its own, else its subdirectories' (in name order).
+/// How deep below the directory given `results.json` files are looked for.
+pub const SEARCH_DEPTH: usize = 8;
+
+/// The `results.json` files of `dir`: its own, else those of its subdirectories at any depth
+/// up to [`SEARCH_DEPTH`] (in path order). A directory holding one is not searched further
+/// (a run's or sweep's own files, a sweep's unfinished `partial/`).
 pub fn result_files(dir: &Path) -> Vec<PathBuf> {
-    let own = dir.join("results.json");
-    if own.is_file() {
-        return vec![own];
+    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+        let own = dir.join("results.json");
+        if own.is_file() {
+            out.push(own);
+            return;
+        }
+        if depth == SEARCH_DEPTH {
+            return;
+        }
+        let mut subs: Vec<PathBuf> = fs::read_dir(dir)
+            .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default();
+        subs.sort();
+        for p in subs.iter().filter(|p| p.is_dir()) {
+            walk(p, depth + 1, out);
+        }
     }
-    let mut subs: Vec<PathBuf> = fs::read_dir(dir)
-        .map(|rd| {
-            rd.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.join("results.json").is_file())
-                .map(|p| p.join("results.json"))
-                .collect()
-        })
-        .unwrap_or_default();
-    subs.sort();
-    subs
+    let mut out = Vec::new();
+    walk(dir, 0, &mut out);
+    out
 }
 
 /// Reads every result of `dir` (a `run` or `sweep` directory, or a directory of them), one per
@@ -197,7 +208,7 @@ pub fn load(dir: &Path) -> Result<Vec<RunResult>, UsageError> {
     let files = result_files(dir);
     if files.is_empty() {
         return Err(UsageError(format!(
-            "no results.json in {} or its subdirectories; give the directory `lockbench run` or `lockbench sweep` saved to",
+            "no results.json in {} or its subdirectories ({SEARCH_DEPTH} levels down); give the directory `lockbench run` or `lockbench sweep` saved to",
             dir.display()
         )));
     }
@@ -207,7 +218,7 @@ pub fn load(dir: &Path) -> Result<Vec<RunResult>, UsageError> {
             .map_err(|e| UsageError(format!("cannot read {}: {e}", f.display())))?;
         let runs: Vec<RunResult> = serde_json::from_str(&text).map_err(|e| {
             UsageError(format!(
-                "{} is not a lockbench results file ({e}); give a directory `lockbench run` saved to",
+                "{} is damaged or not a lockbench results file ({e}); measure it again, or move it out of the directory given",
                 f.display()
             ))
         })?;

@@ -79,20 +79,35 @@ fn closest<'a>(key: &str, names: &'a [String]) -> Option<&'a str> {
 /// Reads a config file into options; every message names the file, the key, what is expected
 /// and an example.
 fn load_file(path: &Path) -> Result<RunArgs, UsageError> {
-    let file = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| {
         UsageError(format!(
-            "cannot read config {file}: {e} (give a TOML file, e.g. bench-configs/smoke.toml)"
+            "cannot read config {}: {e} (give a TOML file, e.g. bench-configs/smoke.toml)",
+            path.display()
         ))
     })?;
-    let table: toml::Table = toml::from_str(&text).map_err(|e| {
+    load_text(&text, path)
+}
+
+/// A parser's message on one line (TOML's may span several).
+pub fn one_line(msg: &str) -> String {
+    msg.split('\n')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Reads config text into options; messages name `path`, where the text came from.
+fn load_text(text: &str, path: &Path) -> Result<RunArgs, UsageError> {
+    let file = path.display();
+    let table: toml::Table = toml::from_str(text).map_err(|e| {
         let at = e
             .span()
             .map(|s| format!(" (line {})", text[..s.start].lines().count().max(1)))
             .unwrap_or_default();
         UsageError(format!(
             "malformed config {file}{at}: {}",
-            e.message().trim_end()
+            one_line(e.message())
         ))
     })?;
     let names = option_names();
@@ -162,7 +177,16 @@ impl RunArgs {
         let Some(path) = &self.config else {
             return Ok(self.clone());
         };
-        let file = load_file(path)?;
+        self.layered_over(load_file(path)?, path)
+    }
+
+    /// As [`RunArgs::layered`], with the config's text given (a sweep's shared config, read
+    /// from the sweep file `path` that messages name): no file is written or read.
+    pub fn layered_text(&self, text: &str, path: &Path) -> Result<RunArgs, UsageError> {
+        self.layered_over(load_text(text, path)?, path)
+    }
+
+    fn layered_over(&self, file: RunArgs, path: &Path) -> Result<RunArgs, UsageError> {
         let mut map = given(&file);
         let cli = given(self);
         for group in EXCLUSIVE {
@@ -179,9 +203,9 @@ impl RunArgs {
         }
         let mut merged: RunArgs = serde_json::from_value(serde_json::Value::Object(map))
             .map_err(|e| UsageError(format!("config {}: {e}", path.display())))?;
-        merged.config = Some(path.clone());
+        merged.config = Some(path.to_path_buf());
         merged.origin = Origin {
-            file: Some(path.clone()),
+            file: Some(path.to_path_buf()),
             from_file,
         };
         Ok(merged)

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::opts::de;
 pub use crate::opts::de::Dur;
-pub use file::{example, option_names};
+pub use file::{example, one_line, option_names};
 pub use limits::{Limits, LINE_BYTES, MAX_PROCESSES, TRACE_CAPACITY, TRACE_RECORD_BYTES};
 
 use crate::opts::{

@@ -113,7 +113,8 @@ impl Point {
         f.join(" ")
     }
 
-    pub(super) fn run_args(&self, base: &Path) -> Result<RunArgs, UsageError> {
+    /// The point's options over the shared config `base` (text of the sweep file `path`).
+    pub(super) fn run_args(&self, base: &str, path: &Path) -> Result<RunArgs, UsageError> {
         let dur = |key: &str, v: &Option<String>| -> Result<Option<Dur>, UsageError> {
             v.as_deref()
                 .map(|s| {
@@ -130,8 +131,7 @@ impl Point {
             })?]),
             None => None,
         };
-        Ok(RunArgs {
-            config: Some(base.to_path_buf()),
+        RunArgs {
             threads: crate::opts::ThreadsOpt {
                 threads: self.threads.map(|t| vec![t]),
             },
@@ -144,7 +144,8 @@ impl Point {
             cs_lines: self.cs_lines,
             rmr: self.rmr,
             ..RunArgs::default()
-        })
+        }
+        .layered_text(base, path)
     }
 }
 
@@ -251,6 +252,9 @@ fn as_count(key: &str, v: &toml::Value) -> Result<usize, UsageError> {
         })
 }
 
+/// Most points one sweep may have (the product of its lists' lengths).
+pub const MAX_POINTS: usize = 10_000;
+
 impl Sweep {
     /// Parses a sweep config's text; symbolic thread counts are expanded for `machine`.
     pub fn parse(text: &str, path: &Path, machine: Machine) -> Result<Sweep, UsageError> {
@@ -258,7 +262,7 @@ impl Sweep {
             UsageError(format!(
                 "malformed sweep config {}: {}",
                 path.display(),
-                e.message()
+                crate::engine::options::one_line(e.message())
             ))
         })?;
         let hash = format!(
@@ -268,10 +272,31 @@ impl Sweep {
         if let Some(v) = table.remove("cs_lines") {
             table.insert("cs-lines".into(), v);
         }
-        let threads_list = thread_counts(table.remove("threads"), machine)?;
+        let empty = |key: &str, v: &Option<toml::Value>| {
+            match v {
+            Some(toml::Value::Array(a)) if a.is_empty() => Err(UsageError(format!(
+                "`{key}` = [] in {}: an empty list makes no points; give at least one value, or leave `{key}` out",
+                path.display()
+            ))),
+            _ => Ok(()),
+        }
+        };
+        let threads = table.remove("threads");
+        empty("threads", &threads)?;
+        let threads_list = thread_counts(threads, machine)?;
         let mut lists: Vec<Vec<Option<toml::Value>>> = Vec::new();
+        let mut count = threads_list.len() as u128;
         for key in LISTS {
-            lists.push(values(table.remove(key)));
+            let v = table.remove(key);
+            empty(key, &v)?;
+            lists.push(values(v));
+            count *= lists.last().map_or(1, Vec::len) as u128;
+        }
+        if count > MAX_POINTS as u128 {
+            return Err(UsageError(format!(
+                "sweep config {}: its lists make {count} points, at most {MAX_POINTS}; shorten the lists or split the sweep",
+                path.display()
+            )));
         }
         let mut points = Vec::new();
         // Outermost the model, cs, think, k, lines; then mix; then threads, in the order given.
@@ -404,6 +429,20 @@ mod tests {
             .unwrap_err()
             .0;
         assert!(e.contains("malformed sweep config"), "{e}");
+        for key in ["threads", "mix", "cs", "k"] {
+            let e = Sweep::parse(&format!("{key} = []"), Path::new("s.toml"), M)
+                .unwrap_err()
+                .0;
+            assert!(e.contains("an empty list makes no points"), "{e}");
+        }
+        let e = Sweep::parse(
+            "threads = [1,2,3,4,5,6,7,8,9,10]\nk = [1,2,3,4,5,6,7,8,9,10]\ncs-lines = [1,2,3,4,5,6,7,8,9,10]\ncs = [\"1ns\",\"2ns\",\"3ns\",\"4ns\",\"5ns\",\"6ns\",\"7ns\",\"8ns\",\"9ns\",\"10ns\",\"11ns\"]",
+            Path::new("s.toml"),
+            M,
+        )
+        .unwrap_err()
+        .0;
+        assert!(e.contains("11000 points, at most 10000"), "{e}");
     }
 
     #[test]
@@ -418,9 +457,8 @@ mod tests {
             passages = 100
         "#;
         let sweep = Sweep::parse(text, Path::new("s.toml"), M).unwrap();
-        let tmp = tempfile::NamedTempFile::new().unwrap();
-        fs::write(tmp.path(), toml::to_string(&sweep.base).unwrap()).unwrap();
-        let e = validate(&sweep, tmp.path(), &Limits::detect())
+        let base = toml::to_string(&sweep.base).unwrap();
+        let e = validate(&sweep, &base, Path::new("s.toml"), &Limits::detect())
             .expect_err("refused")
             .to_string();
         assert!(
@@ -451,9 +489,8 @@ mod tests {
             }
             let sweep = Sweep::parse(&text, &path, machine)
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            let tmp = tempfile::NamedTempFile::new().unwrap();
-            fs::write(tmp.path(), toml::to_string(&sweep.base).unwrap()).unwrap();
-            let plans = validate(&sweep, tmp.path(), &Limits::detect())
+            let base = toml::to_string(&sweep.base).unwrap();
+            let plans = validate(&sweep, &base, &path, &Limits::detect())
                 .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
             assert!(
                 plans.iter().all(|(_, _, _, reps)| *reps > 0),

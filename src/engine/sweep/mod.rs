@@ -27,8 +27,8 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub use config::{Machine, Manifest, Point, Sweep};
-pub use journal::finished;
 use journal::{append_point, write_atomic};
+pub use journal::{finished, Journal};
 
 use crate::engine::options::{Limits, RunArgs};
 use crate::engine::plan::planned_repetitions;
@@ -51,12 +51,13 @@ pub struct Start {
 /// validates them), the warnings validation gave, and its repetitions.
 type PointPlan = (Point, RunArgs, Vec<String>, usize);
 
-/// Every point's run options and repetitions, validated as `run` validates them.
-fn validate(sweep: &Sweep, base: &Path, limits: &Limits) -> Result<Vec<PointPlan>> {
+/// Every point's run options and repetitions, validated as `run` validates them, over the
+/// shared config `base` (the text of the sweep file `path`, which messages name).
+fn validate(sweep: &Sweep, base: &str, path: &Path, limits: &Limits) -> Result<Vec<PointPlan>> {
     let mut plans = Vec::new();
     for p in &sweep.points {
         let at = |e: UsageError| UsageError(format!("sweep point {}: {e}", p.id()));
-        let mut opts = p.run_args(base).and_then(|a| a.layered()).map_err(at)?;
+        let mut opts = p.run_args(base, path).map_err(at)?;
         let warnings = opts.validate(limits).map_err(at)?;
         let reps =
             planned_repetitions(&opts, limits).map_err(|e| match e.downcast::<UsageError>() {
@@ -70,14 +71,37 @@ fn validate(sweep: &Sweep, base: &Path, limits: &Limits) -> Result<Vec<PointPlan
 
 /// Runs a sweep: every point validated before any is measured, each saved as it finishes.
 pub fn run(start: Start) -> Result<i32> {
-    let (sweep, plans, limits) = prepare(&start)?;
+    let (sweep, plans, limits, _lock) = prepare(&start)?;
     measure(&start.dir, &sweep, &plans, &limits)
 }
 
+/// Takes the sweep directory's lock (an exclusive `flock` on `DIR/.lock`, released when the
+/// file is closed, also when the process dies): a second sweep or resume of the same directory
+/// is refused at once instead of mixing its results with this one's.
+fn lock(dir: &Path) -> Result<fs::File> {
+    use std::os::fd::AsRawFd as _;
+    let path = dir.join(".lock");
+    let f = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    // SAFETY: flock on a descriptor this function owns.
+    if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(UsageError(format!(
+            "{} is in use by another `lockbench sweep` (or --resume) still running: wait for it to end, or give another --out",
+            dir.display()
+        ))
+        .into());
+    }
+    Ok(f)
+}
+
 /// Parses the config, checks it against a resumed sweep's manifest, validates every point
-/// (as `run` validates its options) before anything is written, then makes the directory and
-/// writes the shared run config and (for a new sweep) the manifest.
-fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits)> {
+/// (as `run` validates its options) before anything is written, then makes the directory,
+/// locks it, and writes the shared run config and (for a new sweep) the manifest.
+fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits, fs::File)> {
     let (dir, text, path, manifest) = (&start.dir, &start.text, &start.path, &start.manifest);
     let topo = Topology::detect().context("reading the CPU topology")?;
     let machine = Machine {
@@ -97,16 +121,21 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits)> {
             .into());
         }
     }
-    // The shared run config (the sweep's without its lists), first in a scratch file: every
-    // point is validated, and its repetitions counted, before anything is written.
+    // The shared run config (the sweep's without its lists): every point is validated over
+    // it, and its repetitions counted, before anything is written.
     let base_text = toml::to_string(&sweep.base)?;
-    let base = std::env::temp_dir().join(format!("lockbench-sweep-{}.toml", std::process::id()));
-    fs::write(&base, &base_text).with_context(|| format!("cannot write {}", base.display()))?;
     let limits = Limits::detect();
-    let plans = validate(&sweep, &base, &limits);
-    let _ = fs::remove_file(&base);
-    let plans = plans?;
+    let plans = validate(&sweep, &base_text, path, &limits)?;
+    crate::opts::out::check_dir("--out", dir)?;
     fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let held = lock(dir)?;
+    if manifest.is_none() && dir.join("manifest.json").exists() {
+        return Err(UsageError(format!(
+            "{} already holds a sweep: finish it with --resume {0}, or choose another --out",
+            dir.display()
+        ))
+        .into());
+    }
     write_atomic(&dir.join("run-config.toml"), base_text.as_bytes())?;
 
     if manifest.is_none() {
@@ -124,18 +153,37 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits)> {
             serde_json::to_string_pretty(&m)?.as_bytes(),
         )?;
     }
-    Ok((sweep, plans, limits))
+    Ok((sweep, plans, limits, held))
+}
+
+/// Rewrites `results.json` from the journal: every result of every point done.
+fn rebuild(dir: &Path, journal: &journal::Journal) -> Result<()> {
+    write_atomic(
+        &dir.join("results.json"),
+        serde_json::to_string_pretty(&journal.results())?.as_bytes(),
+    )
 }
 
 /// Measures every point not done yet, saving each as it finishes; returns the exit code.
 fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> Result<i32> {
-    let (done, _) = finished(dir);
+    let err = &mut std::io::stderr();
+    let ids: std::collections::BTreeSet<String> = sweep.points.iter().map(Point::id).collect();
+    let mut journal = journal::read(dir, &ids)?;
+    for why in &journal.dropped {
+        let _ = writeln!(
+            err,
+            "warning: {}: {why}",
+            dir.join("points.jsonl").display()
+        );
+    }
+    // results.json is what the journal says, whatever became of it since.
+    rebuild(dir, &journal)?;
+    let done = journal.done();
     let todo: Vec<&PointPlan> = plans
         .iter()
         .filter(|(p, _, _, _)| !done.contains(&p.id()))
         .collect();
     let total: usize = todo.iter().map(|(_, _, _, r)| r).sum();
-    let err = &mut std::io::stderr();
     let _ = writeln!(
         err,
         "sweep: {} points ({} done before), {total} runs to go, results in {}",
@@ -143,7 +191,10 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
         sweep.points.len() - todo.len(),
         dir.display()
     );
-    let bar = if std::io::stdout().is_terminal() {
+    let lines = !std::io::stderr().is_terminal();
+    let bar = if lines {
+        ProgressBar::hidden()
+    } else {
         let b = ProgressBar::new(total as u64);
         b.set_style(
             ProgressStyle::with_template(
@@ -153,13 +204,12 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
         );
         b.enable_steady_tick(Duration::from_millis(500));
         b
-    } else {
-        ProgressBar::hidden()
     };
     let partial = dir.join("partial");
     let mut calibration = None;
     let mut code = 0;
     let mut before = 0;
+    let started = std::time::Instant::now();
     for (n, (p, opts, warnings, reps)) in todo.iter().enumerate() {
         let _ = fs::remove_dir_all(&partial);
         let id = p.id();
@@ -179,10 +229,18 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
                 progress: Some(&mut progress),
                 calibration: calibration.take(),
             },
-        )?;
+        );
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(e) => {
+                let _ = fs::remove_dir_all(&partial);
+                return Err(e);
+            }
+        };
         before += reps;
         calibration = Some(outcome.calibration);
         if !outcome.complete {
+            let _ = fs::remove_dir_all(&partial);
             bar.abandon_with_message(format!("{head}: stopped before its last round; not saved"));
             let _ = writeln!(
                 err,
@@ -193,50 +251,90 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
             return Ok(crate::runner::interrupted().map_or(1, |sig| 128 + sig));
         }
         append_point(dir, &id, &outcome.results)?;
-        let (_, all) = finished(dir);
-        write_atomic(
-            &dir.join("results.json"),
-            serde_json::to_string_pretty(&all)?.as_bytes(),
-        )?;
+        journal.points.push((
+            id.clone(),
+            outcome
+                .results
+                .iter()
+                .map(serde_json::to_value)
+                .collect::<Result<_, _>>()?,
+        ));
+        rebuild(dir, &journal)?;
         let _ = fs::remove_dir_all(&partial);
-        for r in &outcome.results {
-            if r.safety_violations > 0 || r.invariant_failures > 0 || r.stalled.is_some() {
-                bar.suspend(|| {
-                    eprintln!(
-                        "error: {} ({} threads, {}) at point {id}: {} safety violations, {} register-bound failures{}",
-                        r.lock,
-                        r.threads,
-                        r.mix,
-                        r.safety_violations,
-                        r.invariant_failures,
-                        if r.stalled.is_some() { ", stalled" } else { "" }
-                    )
-                });
-            }
+        if lines {
+            let _ = writeln!(
+                err,
+                "{}",
+                progress_line(n + 1, todo.len(), &id, started.elapsed(), before, total)
+            );
         }
-        let flagged = outcome
-            .results
-            .iter()
-            .any(|r| r.safety_violations > 0 || r.invariant_failures > 0 || r.stalled.is_some());
-        if outcome.code != 0 && !flagged {
-            bar.suspend(|| {
-                eprintln!(
-                    "error: point {id}: a run failed and is missing from the results; `lockbench run --config {} {}` shows why",
-                    dir.join("run-config.toml").display(),
-                    p.cli_flags()
-                )
-            });
-        }
+        report_failures(&bar, dir, p, &id, (&outcome.results, outcome.code));
         code = code.max(outcome.code);
     }
     bar.finish_and_clear();
-    let (done, all) = finished(dir);
     println!(
         "sweep: {}/{} points done, {} results in {dir}; `lockbench report {dir}` renders them",
-        done.len(),
+        journal.points.len(),
         sweep.points.len(),
-        all.len(),
+        journal.results().len(),
         dir = dir.display()
     );
     Ok(code)
+}
+
+/// One line per point finished (stderr not a terminal): where the sweep is, and the time
+/// left at the pace of the runs measured so far.
+fn progress_line(
+    n: usize,
+    of: usize,
+    id: &str,
+    elapsed: Duration,
+    runs_done: usize,
+    runs: usize,
+) -> String {
+    let left = if runs_done == 0 {
+        "unknown".to_string()
+    } else {
+        let secs = elapsed.as_secs_f64() / runs_done as f64 * (runs - runs_done) as f64;
+        crate::workload::format_duration(Duration::from_secs(secs.round() as u64))
+    };
+    format!(
+        "sweep: point {n}/{of} done ({id}); {runs_done}/{runs} runs in {}, about {left} left",
+        crate::workload::format_duration(Duration::from_secs(elapsed.as_secs()))
+    )
+}
+
+/// Says which runs of a point failed or were flagged.
+fn report_failures(
+    bar: &ProgressBar,
+    dir: &Path,
+    p: &Point,
+    id: &str,
+    (results, code): (&[crate::report::RunResult], i32),
+) {
+    let flag = |r: &crate::report::RunResult| {
+        r.safety_violations > 0 || r.invariant_failures > 0 || r.stalled.is_some()
+    };
+    for r in results.iter().filter(|r| flag(r)) {
+        bar.suspend(|| {
+            eprintln!(
+                "error: {} ({} threads, {}) at point {id}: {} safety violations, {} register-bound failures{}",
+                r.lock,
+                r.threads,
+                r.mix,
+                r.safety_violations,
+                r.invariant_failures,
+                if r.stalled.is_some() { ", stalled" } else { "" }
+            )
+        });
+    }
+    if code != 0 && !results.iter().any(flag) {
+        bar.suspend(|| {
+            eprintln!(
+                "error: point {id}: a run failed and is missing from the results; `lockbench run --config {} {}` shows why",
+                dir.join("run-config.toml").display(),
+                p.cli_flags()
+            )
+        });
+    }
 }
