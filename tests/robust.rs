@@ -298,6 +298,12 @@ fn a_run_that_measured_nothing_says_so() {
     );
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("nothing measured"), "{err}");
+    assert!(!err.contains("NaN"), "no figure printed as NaN: {err}");
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "a run that measured nothing leaves no results directory"
+    );
 }
 
 #[test]

@@ -51,6 +51,15 @@ impl LazyStore {
     fn dir(&self) -> Option<&std::path::Path> {
         self.store.as_ref().map(|s| s.dir())
     }
+
+    /// Removes the directory this invocation created (a sweep's own directory is kept).
+    fn discard(&mut self) {
+        if self.fixed.is_none() {
+            if let Some(s) = self.store.take() {
+                let _ = std::fs::remove_dir_all(s.dir());
+            }
+        }
+    }
 }
 
 /// A progress callback: (repetitions done, repetitions planned, what just ran).
@@ -252,11 +261,16 @@ fn print_header(
     );
     let _ = writeln!(
         err,
-        "lockbench: latency from 1 passage in {latency_sample}{} at random; harness adds {overhead:.1} ns per passage{}",
+        "lockbench: latency from 1 passage in {latency_sample}{} at random; harness adds {}{}",
         if timing_cost_ns.is_some() {
             " or fewer (timing about 1% of a thread's passage time at most)"
         } else {
             ""
+        },
+        if overhead.is_finite() {
+            format!("{overhead:.1} ns per passage")
+        } else {
+            "an unknown cost per passage (its pre-run completed no passage)".into()
         },
         cal.fidelity
             .as_ref()
@@ -469,6 +483,10 @@ impl Points<'_> {
             results.push(r);
         }
         let failures: Vec<&String> = self.accs.iter().filter_map(|a| a.failed.as_ref()).collect();
+        if failures.is_empty() && results.iter().all(|r| r.nothing_measured && r.is_clean()) {
+            // Measured nothing: a directory of empty results would pass for a measurement.
+            store.discard();
+        }
 
         let format = opts.format();
         let out = format.exporter().export(&results);

@@ -266,6 +266,11 @@ fn model_rmrs_checked<'de, D: Deserializer<'de>>(
 }
 
 impl RunResult {
+    /// No safety violation, register-bound failure or stall: nothing but figures to report.
+    pub fn is_clean(&self) -> bool {
+        self.safety_violations == 0 && self.invariant_failures == 0 && self.stalled.is_none()
+    }
+
     /// The model RMRs of a run with `--rmr`.
     pub fn model_rmrs(&self) -> Option<ModelRmrs> {
         ModelRmrs::deserialize(self.rmr.as_ref()?).ok()
