@@ -69,10 +69,12 @@ fn run(p: (usize, usize, u64, f64, u64)) -> MpResult {
 }
 
 #[test]
-#[ignore = "prints the values the next test pins"]
+#[ignore = "prints the values the next test pins (and checks each run safe and live)"]
 fn pinned_runs_print() {
     for p in POINTS {
         let r = run(p);
+        assert_eq!(r.safety_violations, 0, "point {p:?}");
+        assert!(r.liveness_failure.is_none(), "point {p:?}");
         let (text, h) = metrics(&r);
         println!(
             "{p:?}: {h:#018x} {} {} {} {}",
