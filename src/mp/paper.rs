@@ -673,6 +673,24 @@ quote = [{ at = 3, metric = "message_size", value = 2.22 }]
     }
 
     #[test]
+    fn results_do_not_depend_on_the_jobs() {
+        let with = |jobs: usize| {
+            let mut out = Vec::new();
+            each_point(&tiny(), 0, false, jobs, |_, p| {
+                out.extend(p.results);
+                Ok(())
+            })
+            .unwrap();
+            serde_json::to_string(&out).unwrap()
+        };
+        let one = with(1);
+        assert!(one.contains("\"figure\":\"6f\""), "{one}");
+        for jobs in [2, 5] {
+            assert_eq!(with(jobs), one, "jobs {jobs}");
+        }
+    }
+
+    #[test]
     fn ratios_over_seeds_use_moses_intervals() {
         let r = Ratio::of(&[2.0, 2.2, 1.8, 2.1, 1.9], &[1.0; 5]);
         assert!((r.median - 2.0).abs() < 1e-12);

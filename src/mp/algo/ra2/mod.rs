@@ -33,50 +33,21 @@
 //!   Singhal and Kshemkalyani's scheme: only the entries that changed since this process last
 //!   sent that vector to that receiver, as (index, value) pairs, which is exact on FIFO
 //!   links (on others a receiver's vectors may lag; the rules stay safe and live, since
-//!   neither vector decides who may enter).
+//!   neither vector decides who may enter). How a message keeps its entries without listing
+//!   them (a shared snapshot of the sender's vector, merged in one pass) is in [`vector`].
 //!
 //! Message size, in integers: REQUEST 3 + 2 per VSN entry sent, REPLY 1 + 2 per VF entry
 //! sent, INVITE 1, DONE 0.
-
-use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use super::setup::Setup;
 use crate::mp::{Algorithm, Charge, Group, Message, Pid, Runtime};
 
-/// The changed entries of a vector a message carries (RA2-R7): `(index, value)` pairs, the
-/// most recently changed first. A broadcast shares one list among its copies, each carrying
-/// the first `len` of it; on the wire only those are sent.
-#[derive(Clone, Debug, Default)]
-pub struct Changed {
-    pairs: Arc<[(u32, u32)]>,
-    len: u32,
-}
+mod vector;
 
-impl Changed {
-    /// The pairs this message carries.
-    pub fn pairs(&self) -> &[(u32, u32)] {
-        &self.pairs[..self.len as usize]
-    }
-}
-
-impl Serialize for Changed {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.pairs().serialize(s)
-    }
-}
-
-impl<'de> Deserialize<'de> for Changed {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let v = Vec::<(u32, u32)>::deserialize(d)?;
-        let len = v.len() as u32;
-        Ok(Changed {
-            pairs: v.into(),
-            len,
-        })
-    }
-}
+pub use self::vector::Changed;
+use self::vector::Vector;
 
 /// Messages.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -102,8 +73,8 @@ impl Message for Ra2Msg {
     }
     fn size_ints(&self) -> usize {
         match self {
-            Ra2Msg::Request(.., v) => 3 + 2 * v.len as usize,
-            Ra2Msg::Reply(_, v) => 1 + 2 * v.len as usize,
+            Ra2Msg::Request(.., v) => 3 + 2 * v.len(),
+            Ra2Msg::Reply(_, v) => 1 + 2 * v.len(),
             Ra2Msg::Invite(_) => 1,
             Ra2Msg::Done => 0,
         }
@@ -113,114 +84,6 @@ impl Message for Ra2Msg {
             Ra2Msg::Request(..) | Ra2Msg::Done => Charge::Sender,
             Ra2Msg::Reply(..) | Ra2Msg::Invite(_) => Charge::Receiver,
         }
-    }
-}
-
-/// A vector of size n sent with the changed-entries scheme: each entry remembers the local
-/// tick of its last change, a list keeps the entries in the order of those ticks (most recent
-/// at the tail), and `sent[j]` is the tick of the last send to j. The entries to send to j are
-/// the tail of the list down to `sent[j]`: the work is the size of the message.
-#[derive(Debug)]
-struct Vector {
-    val: Vec<u32>,
-    changed_at: Vec<u64>,
-    /// Doubly linked list over the entries; index n is the head and tail sentinel.
-    prev: Vec<u32>,
-    next: Vec<u32>,
-    tick: u64,
-    sent: Vec<u64>,
-}
-
-impl Vector {
-    fn new(n: usize) -> Self {
-        let m = n as u32;
-        Vector {
-            val: vec![0; n],
-            changed_at: vec![0; n],
-            prev: (0..=m).map(|i| if i == 0 { m } else { i - 1 }).collect(),
-            next: (0..=m).map(|i| if i == m { 0 } else { i + 1 }).collect(),
-            tick: 0,
-            sent: vec![0; n],
-        }
-    }
-
-    /// Raises entry `k` to `v`; returns whether it changed.
-    fn raise(&mut self, k: usize, v: u32) -> bool {
-        if v <= self.val[k] {
-            return false;
-        }
-        self.val[k] = v;
-        self.tick += 1;
-        self.changed_at[k] = self.tick;
-        let (p, nx, end) = (self.prev[k], self.next[k], self.val.len());
-        self.next[p as usize] = nx;
-        self.prev[nx as usize] = p;
-        let last = self.prev[end];
-        self.next[last as usize] = k as u32;
-        self.prev[k] = last;
-        self.next[k] = end as u32;
-        self.prev[end] = k as u32;
-        true
-    }
-
-    /// The entries changed since tick `since`, most recent first.
-    fn since(&self, since: u64) -> Vec<(u32, u32)> {
-        let end = self.val.len();
-        let mut out = Vec::new();
-        let mut k = self.prev[end] as usize;
-        while k != end && self.changed_at[k] > since {
-            out.push((k as u32, self.val[k]));
-            k = self.prev[k] as usize;
-        }
-        out
-    }
-
-    /// What a message to `to` carries; remembers that it was sent.
-    fn for_one(&mut self, to: Pid) -> Changed {
-        let pairs = self.since(self.sent[to]);
-        self.sent[to] = self.tick;
-        let len = pairs.len() as u32;
-        Changed {
-            pairs: pairs.into(),
-            len,
-        }
-    }
-
-    /// What a broadcast carries to each other process (one shared list); remembers it.
-    fn for_all(&mut self, me: Pid) -> Vec<Changed> {
-        let oldest = (0..self.sent.len())
-            .filter(|&j| j != me)
-            .map(|j| self.sent[j])
-            .min()
-            .unwrap_or(self.tick);
-        let pairs: Arc<[(u32, u32)]> = self.since(oldest).into();
-        let ticks: Vec<u64> = pairs
-            .iter()
-            .map(|&(k, _)| self.changed_at[k as usize])
-            .collect();
-        let mut out = Vec::with_capacity(self.sent.len());
-        for j in 0..self.sent.len() {
-            // `ticks` falls along the list: the entries newer than sent[j] are a prefix.
-            let len = ticks.partition_point(|&t| t > self.sent[j]) as u32;
-            self.sent[j] = self.tick;
-            out.push(Changed {
-                pairs: pairs.clone(),
-                len,
-            });
-        }
-        out
-    }
-
-    /// Entry-wise maximum with what a message carried; returns the sum of the raises.
-    fn merge(&mut self, c: &Changed) -> u64 {
-        let mut added = 0;
-        for &(k, v) in c.pairs() {
-            let old = self.val[k as usize];
-            if self.raise(k as usize, v) {
-                added += u64::from(v - old);
-            }
-        }
-        added
     }
 }
 
@@ -383,11 +246,8 @@ impl Algorithm for Ra2 {
             self.enter_as_leader(rt);
             return;
         }
-        for (j, vsn) in self.vsn.for_all(self.me).into_iter().enumerate() {
-            if j != self.me {
-                rt.send(j, Ra2Msg::Request(self.vsn_sum, group, u64::from(seq), vsn));
-            }
-        }
+        let vsn = self.vsn.for_all();
+        rt.broadcast(Ra2Msg::Request(self.vsn_sum, group, u64::from(seq), vsn));
     }
 
     fn on_exit(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
@@ -438,41 +298,6 @@ impl Algorithm for Ra2 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn changed_entries_rebuild_the_vector_on_fifo_links() {
-        // A sender's vector changes between sends; each receiver, merging in order what it
-        // received, holds the sender's vector as it was at the last send.
-        let mut rng = crate::workload::rng::Rng::new(7, 0);
-        let n = 6;
-        let mut v = Vector::new(n);
-        let mut at = vec![vec![0u32; n]; n];
-        for _ in 0..300 {
-            let k = (rng.next_f64() * n as f64) as usize;
-            v.raise(k, v.val[k] + 1 + (rng.next_f64() * 3.0) as u32);
-            let sends: Vec<(Pid, Changed)> = if rng.next_f64() < 0.3 {
-                v.for_all(0).into_iter().enumerate().skip(1).collect()
-            } else {
-                let to = 1 + (rng.next_f64() * (n - 1) as f64) as usize;
-                vec![(to, v.for_one(to))]
-            };
-            for (to, c) in sends {
-                assert!(c
-                    .pairs()
-                    .iter()
-                    .all(|&(k, _)| at[to][k as usize] != v.val[k as usize]));
-                for &(k, x) in c.pairs() {
-                    at[to][k as usize] = at[to][k as usize].max(x);
-                }
-                assert_eq!(at[to], v.val, "receiver {to}");
-            }
-        }
-        // Nothing changed since the last send: an empty message.
-        let to = 1;
-        v.for_one(to);
-        assert_eq!(v.for_one(to).pairs(), &[]);
-        assert_eq!(Ra2Msg::Reply(1, v.for_one(to)).size_ints(), 1);
-    }
-}
+mod pinned;
+#[cfg(test)]
+mod tests;
