@@ -210,3 +210,181 @@ fn a_witness_is_printed_with_its_tag_once() {
     assert!(!line.contains("WITNESS: WITNESS"), "{line}");
     assert_eq!(line.matches("WITNESS").count(), 1, "{line}");
 }
+
+fn naive_json(extra: &[&str]) -> Value {
+    let mut args = vec![
+        "verify",
+        "--lock",
+        "naive-bwb-gme",
+        "--threads",
+        "3",
+        "--schedules",
+        "2000",
+        "--format",
+        "json",
+    ];
+    args.extend(extra);
+    let out = lockbench()
+        .args(&args)
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&out).unwrap()
+}
+
+/// The numbered steps of a JSON trace.
+fn steps(trace: &Value) -> Vec<u64> {
+    trace
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|l| l["step"].as_u64())
+        .collect()
+}
+
+#[test]
+fn a_violation_prints_a_numbered_trace_ending_with_two_sessions_inside() {
+    let out = lockbench()
+        .args([
+            "verify",
+            "--lock",
+            "naive-bwb-gme",
+            "--threads",
+            "3",
+            "--schedules",
+            "2000",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("trace: the last 60 of "), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let replay = lines
+        .iter()
+        .position(|l| l.contains("replay: lockbench verify --replay"))
+        .expect("a replay line");
+    let fails = lines[replay - 1].trim();
+    assert!(fails.starts_with("✗ SAFETY VIOLATION: process "), "{fails}");
+    // "process a (session x) inside with process b (session y)"
+    let words: Vec<&str> = fails
+        .split([' ', '(', ')'])
+        .filter(|w| !w.is_empty())
+        .collect();
+    let (a, x, b, y) = (words[4], words[6], words[10], words[12]);
+    assert_ne!(x, y, "{fails}");
+    // The trace's lines say so: each process's last CS event is its entry, with its session.
+    let trace = &lines[..replay - 1];
+    for (p, s) in [(a, x), (b, y)] {
+        let last = trace
+            .iter()
+            .rev()
+            .find(|l| l.contains(&format!("p{p}    · ")) && l.contains(" CS"))
+            .unwrap_or_else(|| panic!("no CS event of p{p}: {text}"));
+        assert!(
+            last.ends_with(&format!("enters CS (session {s})")),
+            "{last}"
+        );
+    }
+    // Numbered steps, one per line: number, process, op, register, value, figure line.
+    let numbered: Vec<Vec<&str>> = trace
+        .iter()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() == 6 && w[0].parse::<u64>().is_ok())
+        .collect();
+    assert!(numbered.len() >= 10, "{text}");
+    for w in numbered.windows(2) {
+        let (s0, s1) = (
+            w[0][0].parse::<u64>().unwrap(),
+            w[1][0].parse::<u64>().unwrap(),
+        );
+        assert_eq!(s1, s0 + 1);
+    }
+    assert!(numbered
+        .iter()
+        .all(|w| w[1].starts_with('p') && ["read", "write"].contains(&w[2])));
+}
+
+#[test]
+fn the_json_trace_parses_and_a_replay_reproduces_it() {
+    let v = naive_json(&[]);
+    let trace = &v["trace"];
+    let total = v["trace_steps"].as_u64().unwrap();
+    let numbers = steps(trace);
+    assert_eq!(numbers.len(), 60.min(total as usize));
+    assert_eq!(*numbers.last().unwrap(), total);
+    let last = trace.as_array().unwrap().last().unwrap();
+    assert_eq!(last["op"], "fails");
+    assert_eq!(last["event"], v["outcome"]["kind"]);
+    for l in trace.as_array().unwrap() {
+        if l["step"].is_u64() {
+            assert!(l["process"].as_u64().unwrap() < 3, "{l}");
+            assert!(l["register"].is_string() && l["value"].is_string(), "{l}");
+        }
+    }
+    // The replay string still replays, to the same trace; --trace-all shows every step.
+    let replay = v["outcome"]["schedule"].as_str().unwrap();
+    let out = lockbench()
+        .args([
+            "verify",
+            "--replay",
+            replay,
+            "--trace-all",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let again: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(again["outcome"], v["outcome"]);
+    assert_eq!(steps(&again["trace"]), (1..=total).collect::<Vec<_>>());
+    let all = again["trace"].as_array().unwrap();
+    assert_eq!(
+        &all[all.len() - trace.as_array().unwrap().len()..],
+        trace.as_array().unwrap().as_slice()
+    );
+    // --trace 0: no trace at all.
+    let none = naive_json(&["--trace", "0"]);
+    assert!(none.get("trace").is_none(), "{none}");
+}
+
+#[test]
+fn lamport_bakery_names_its_registers_and_figure_lines_in_the_trace() {
+    let out = lockbench()
+        .args([
+            "verify",
+            "--lock",
+            "lamport-bakery",
+            "--mutant",
+            "no-choosing-wait",
+            "--schedules",
+            "4000",
+            "--trace",
+            "8",
+            "--format",
+            "json",
+        ])
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let trace = v["trace"].as_array().unwrap();
+    assert_eq!(steps(&v["trace"]).len(), 8);
+    for l in trace.iter().filter(|l| l["step"].is_u64()) {
+        let reg = l["register"].as_str().unwrap();
+        assert!(
+            reg.starts_with("token[") || reg.starts_with("gettoken["),
+            "{l}"
+        );
+        assert!((1..=8).contains(&l["line"].as_u64().unwrap()), "{l}");
+    }
+}

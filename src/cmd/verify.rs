@@ -83,6 +83,13 @@ pub struct Args {
     /// Replay one replay string (as printed by a failing verify) instead of exploring.
     #[arg(long)]
     pub replay: Option<String>,
+    /// Steps of a counter-example's trace to print: the last N before the failure (default 60;
+    /// 0 prints none).
+    #[arg(long, value_name = "N", conflicts_with = "trace_all")]
+    pub trace: Option<usize>,
+    /// Print a counter-example's whole step trace.
+    #[arg(long)]
+    pub trace_all: bool,
     /// Let the scheduler print its own failure messages to stderr.
     #[arg(long)]
     pub loud: bool,
@@ -269,6 +276,11 @@ fn options(args: &Args) -> Result<(VerifyOptions, Option<String>), UsageError> {
     opts.witness = args.witness || c.is_some_and(|c| c.witness);
     opts.mutant = c.and_then(|c| c.mutant.clone()).or(args.mutant.clone());
     opts.replay = args.replay.clone();
+    opts.trace = match (args.trace_all, args.trace) {
+        (true, _) => Some(usize::MAX),
+        (false, Some(0)) => None,
+        (false, n) => Some(n.unwrap_or(crate::verify::trace::DEFAULT_TRACE_STEPS)),
+    };
     check_limits(&opts)?;
     Ok((opts, lock))
 }

@@ -102,4 +102,26 @@ pub trait Memory: Clone + Send + Sync + 'static {
     fn mark(&self, p: usize, line: u32, args: [i64; 2]) {
         let _ = (p, line, args);
     }
+
+    /// Names the registers of an array as the figure does (`token` labels `token[0]`,
+    /// `token[1]`, …), for the step trace of a counter-example. Called once at construction;
+    /// only the scheduled memory keeps the names, and only while recording.
+    #[inline(always)]
+    fn label(&self, name: &'static str, regs: &[Self::Reg]) {
+        let _ = (name, regs);
+    }
+
+    /// Names one register as the figure does (`global_color`); see [`Memory::label`].
+    #[inline(always)]
+    fn label_one(&self, name: &'static str, reg: &Self::Reg) {
+        let _ = (name, reg);
+    }
+
+    /// Process `p` is now at line `line` of the figure: the step trace of a counter-example
+    /// shows it beside p's accesses until p's next tag. Only the scheduled memory keeps it, and
+    /// only while recording; this empty default inlines away.
+    #[inline(always)]
+    fn line(&self, p: usize, line: u32) {
+        let _ = (p, line);
+    }
 }

@@ -4,7 +4,8 @@
 //! Registers of this memory may only be touched from inside a shuttle execution
 //! (`shuttle::check_random`, `shuttle::check_pct`, `shuttle::replay`).
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -134,6 +135,127 @@ fn note_wait(p: usize, satisfied: bool, writes_before: u64) -> bool {
     })
 }
 
+/// The id of a register allocated outside a recording: its accesses record nothing.
+const UNTRACED: u32 = u32::MAX;
+
+/// One entry of a recorded execution ([`start_recording`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recorded {
+    /// A shared-memory step: process `p` did `op` on register `reg` (its id; see
+    /// [`Recording::names`]), seeing or leaving `value`, at figure line `line` when the
+    /// algorithm tags its lines ([`Memory::line`]).
+    Step {
+        /// The process.
+        p: usize,
+        /// `read`, `write`, `fetch-add`, `swap` or `cas`.
+        op: &'static str,
+        /// The register's id.
+        reg: u32,
+        /// The value read or written (for a read-modify-write, old → new).
+        value: String,
+        /// The figure line the process was at.
+        line: Option<u32>,
+    },
+    /// Something the verifier saw process `p` do (request, doorway done, entry, exit).
+    Event {
+        /// The process.
+        p: usize,
+        /// What it did.
+        what: String,
+    },
+}
+
+/// A recorded execution: its entries in order, and the names the lock gave its registers.
+#[derive(Clone, Debug, Default)]
+pub struct Recording {
+    /// Steps and events, in the order they happened.
+    pub entries: Vec<Recorded>,
+    /// Register id → name (`number[2]`), for the registers the lock labelled.
+    pub names: HashMap<u32, String>,
+}
+
+#[derive(Default)]
+struct Recorder {
+    recording: Recording,
+    next_id: u32,
+    /// The figure line each process is at.
+    line: Vec<Option<u32>>,
+}
+
+thread_local! {
+    /// A recording is under way on this thread: registers allocated now are traced.
+    static RECORDING: Cell<bool> = const { Cell::new(false) };
+    static RECORDER: RefCell<Option<Recorder>> = const { RefCell::new(None) };
+}
+
+fn with_recorder(f: impl FnOnce(&mut Recorder)) {
+    RECORDER.with(|r| {
+        if let Some(r) = r.borrow_mut().as_mut() {
+            f(r)
+        }
+    });
+}
+
+/// Starts recording this thread's scheduled executions: every register allocated from now on
+/// records each access (for replaying one schedule, never while exploring).
+pub fn start_recording() {
+    RECORDER.with(|r| *r.borrow_mut() = Some(Recorder::default()));
+    RECORDING.set(true);
+}
+
+/// Stops recording and returns what was recorded.
+pub fn stop_recording() -> Recording {
+    RECORDING.set(false);
+    RECORDER
+        .with(|r| r.borrow_mut().take())
+        .map(|r| r.recording)
+        .unwrap_or_default()
+}
+
+/// Records an event of process `p` when recording (`what` is only evaluated then).
+pub fn record_event(p: usize, what: impl FnOnce() -> String) {
+    if RECORDING.get() {
+        with_recorder(|r| {
+            r.recording
+                .entries
+                .push(Recorded::Event { p, what: what() })
+        });
+    }
+}
+
+fn record_step(p: usize, op: &'static str, reg: u32, value: impl FnOnce() -> String) {
+    with_recorder(|r| {
+        let line = r.line.get(p).copied().flatten();
+        r.recording.entries.push(Recorded::Step {
+            p,
+            op,
+            reg,
+            value: value(),
+            line,
+        })
+    });
+}
+
+fn next_id() -> u32 {
+    if !RECORDING.get() {
+        return UNTRACED;
+    }
+    let mut id = UNTRACED;
+    with_recorder(|r| {
+        id = r.next_id;
+        r.next_id += 1;
+    });
+    id
+}
+
+fn name_register(id: u32, name: impl FnOnce() -> String) {
+    if id != UNTRACED {
+        with_recorder(|r| {
+            r.recording.names.insert(id, name());
+        });
+    }
+}
+
 /// Memory whose accesses are shuttle scheduling points.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ScheduledMemory;
@@ -148,7 +270,12 @@ pub struct ScheduledMemory;
 /// of an execution on one OS thread, one at a time, so the plain atomic below is sequentially
 /// consistent whatever its ordering.
 #[derive(Debug)]
-pub struct ScheduledRegister(AtomicI64);
+pub struct ScheduledRegister {
+    value: AtomicI64,
+    /// Its id in the recording it was allocated under ([`start_recording`]), or [`UNTRACED`]:
+    /// exploration allocates untraced registers, whose accesses record nothing.
+    id: u32,
+}
 
 /// One scheduling point: the scheduler may run any other process here.
 #[inline]
@@ -159,36 +286,55 @@ fn step() {
 }
 
 impl Register for ScheduledRegister {
-    fn read(&self, _p: usize) -> i64 {
+    fn read(&self, p: usize) -> i64 {
         step();
-        self.0.load(Ordering::SeqCst)
+        let v = self.value.load(Ordering::SeqCst);
+        if self.id != UNTRACED {
+            record_step(p, "read", self.id, || v.to_string());
+        }
+        v
     }
 
-    fn write(&self, _p: usize, v: i64) {
+    fn write(&self, p: usize, v: i64) {
         step();
-        self.0.store(v, Ordering::SeqCst);
+        self.value.store(v, Ordering::SeqCst);
+        if self.id != UNTRACED {
+            record_step(p, "write", self.id, || v.to_string());
+        }
         observe();
     }
 
-    fn fetch_add(&self, _p: usize, v: i64) -> i64 {
+    fn fetch_add(&self, p: usize, v: i64) -> i64 {
         step();
-        let old = self.0.fetch_add(v, Ordering::SeqCst);
+        let old = self.value.fetch_add(v, Ordering::SeqCst);
+        if self.id != UNTRACED {
+            record_step(p, "fetch-add", self.id, || format!("{old} → {}", old + v));
+        }
         observe();
         old
     }
 
-    fn swap(&self, _p: usize, v: i64) -> i64 {
+    fn swap(&self, p: usize, v: i64) -> i64 {
         step();
-        let old = self.0.swap(v, Ordering::SeqCst);
+        let old = self.value.swap(v, Ordering::SeqCst);
+        if self.id != UNTRACED {
+            record_step(p, "swap", self.id, || format!("{old} → {v}"));
+        }
         observe();
         old
     }
 
-    fn compare_exchange(&self, _p: usize, current: i64, new: i64) -> Result<i64, i64> {
+    fn compare_exchange(&self, p: usize, current: i64, new: i64) -> Result<i64, i64> {
         step();
         let r = self
-            .0
+            .value
             .compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst);
+        if self.id != UNTRACED {
+            record_step(p, "cas", self.id, || match r {
+                Ok(_) => format!("{current} → {new}"),
+                Err(seen) => format!("{seen} (≠ {current}, failed)"),
+            });
+        }
         if r.is_ok() {
             observe();
         }
@@ -197,7 +343,7 @@ impl Register for ScheduledRegister {
 
     fn peek(&self) -> i64 {
         // Not a scheduling point, so observing never changes the schedule being explored.
-        self.0.load(Ordering::Relaxed)
+        self.value.load(Ordering::Relaxed)
     }
 }
 
@@ -205,11 +351,15 @@ impl Register for ScheduledRegister {
 /// then the whole copy, with nothing yielding in between (so it is one atomic step). Shuttle
 /// runs every task on one OS thread, so the lock is never contended.
 #[derive(Debug)]
-pub struct ScheduledWide(std::sync::Mutex<Vec<i64>>);
+pub struct ScheduledWide {
+    words: std::sync::Mutex<Vec<i64>>,
+    /// As [`ScheduledRegister`]'s.
+    id: u32,
+}
 
 impl ScheduledWide {
     fn words(&self) -> std::sync::MutexGuard<'_, Vec<i64>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.words.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -218,14 +368,20 @@ impl WideRegister for ScheduledWide {
         self.words().len()
     }
 
-    fn read(&self, _p: usize, out: &mut [i64]) {
+    fn read(&self, p: usize, out: &mut [i64]) {
         step();
         out.copy_from_slice(&self.words());
+        if self.id != UNTRACED {
+            record_step(p, "read", self.id, || format!("{out:?}"));
+        }
     }
 
-    fn write(&self, _p: usize, v: &[i64]) {
+    fn write(&self, p: usize, v: &[i64]) {
         step();
         self.words().copy_from_slice(v);
+        if self.id != UNTRACED {
+            record_step(p, "write", self.id, || format!("{v:?}"));
+        }
         observe();
     }
 
@@ -239,11 +395,39 @@ impl Memory for ScheduledMemory {
     type Wide = ScheduledWide;
 
     fn register(&self, _home: Home, init: i64) -> ScheduledRegister {
-        ScheduledRegister(AtomicI64::new(init))
+        ScheduledRegister {
+            value: AtomicI64::new(init),
+            id: next_id(),
+        }
     }
 
     fn wide(&self, _home: Home, words: usize, init: i64) -> ScheduledWide {
-        ScheduledWide(std::sync::Mutex::new(vec![init; words]))
+        ScheduledWide {
+            words: std::sync::Mutex::new(vec![init; words]),
+            id: next_id(),
+        }
+    }
+
+    fn label(&self, name: &'static str, regs: &[ScheduledRegister]) {
+        for (i, r) in regs.iter().enumerate() {
+            name_register(r.id, || format!("{name}[{i}]"));
+        }
+    }
+
+    fn label_one(&self, name: &'static str, reg: &ScheduledRegister) {
+        name_register(reg.id, || name.to_string());
+    }
+
+    fn line(&self, p: usize, line: u32) {
+        // Outside a recording this is one thread-local flag test per tagged figure line.
+        if RECORDING.get() {
+            with_recorder(|r| {
+                if r.line.len() <= p {
+                    r.line.resize(p + 1, None);
+                }
+                r.line[p] = Some(line);
+            });
+        }
     }
 
     fn mark(&self, p: usize, line: u32, args: [i64; 2]) {
@@ -268,5 +452,78 @@ impl Memory for ScheduledMemory {
             }
             shuttle::thread::yield_now();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_recording_numbers_accesses_of_named_registers_and_exploration_records_nothing() {
+        let untraced = ScheduledMemory.register(Home::Shared, 0);
+        assert_eq!(untraced.id, UNTRACED);
+        start_recording();
+        shuttle::check_random(
+            || {
+                let mem = ScheduledMemory;
+                let a = mem.per_process(2, 0);
+                let flag = mem.register(Home::Shared, 5);
+                let other = mem.register(Home::Shared, 7);
+                mem.label("number", &a);
+                mem.label_one("flag", &flag);
+                mem.line(1, 4);
+                a[1].write(1, 3);
+                record_event(1, || "doorway done".into());
+                assert_eq!(flag.read(0), 5);
+                assert_eq!(other.swap(0, 9), 7);
+            },
+            1,
+        );
+        let rec = stop_recording();
+        assert_eq!(
+            rec.entries,
+            vec![
+                Recorded::Step {
+                    p: 1,
+                    op: "write",
+                    reg: 1,
+                    value: "3".into(),
+                    line: Some(4)
+                },
+                Recorded::Event {
+                    p: 1,
+                    what: "doorway done".into()
+                },
+                Recorded::Step {
+                    p: 0,
+                    op: "read",
+                    reg: 2,
+                    value: "5".into(),
+                    line: None
+                },
+                Recorded::Step {
+                    p: 0,
+                    op: "swap",
+                    reg: 3,
+                    value: "7 → 9".into(),
+                    line: None
+                },
+            ]
+        );
+        assert_eq!(rec.names.get(&1).map(String::as_str), Some("number[1]"));
+        assert_eq!(rec.names.get(&2).map(String::as_str), Some("flag"));
+        assert_eq!(rec.names.get(&3), None, "unlabelled");
+        // After the recording, registers are untraced and accesses record nothing.
+        shuttle::check_random(
+            || {
+                let r = ScheduledMemory.register(Home::Shared, 0);
+                assert_eq!(r.id, UNTRACED);
+                r.write(0, 1);
+                record_event(0, || unreachable!("not recording"));
+            },
+            1,
+        );
+        assert!(stop_recording().entries.is_empty());
     }
 }

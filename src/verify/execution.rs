@@ -13,7 +13,7 @@ use shuttle::rand::RngCore;
 
 use crate::locks::{Builder, Claims, Lock, Params, Problem};
 use crate::mem::scheduled::{
-    process_done, set_mark_observer, set_observer, set_wait_observer, track_deadlocks,
+    process_done, record_event, set_mark_observer, set_observer, set_wait_observer, track_deadlocks,
 };
 use crate::mem::WaitPolicy;
 use crate::verify::monitor::{Broken, Monitor};
@@ -84,6 +84,7 @@ fn broken_panic(b: Broken) -> ! {
 
 /// Stops process p for ever (until the execution's end releases it): a crash.
 fn freeze(exec: &Arc<Mutex<Exec>>, tally: &Tally, p: usize) {
+    record_event(p, || "crashes (frozen for ever)".into());
     let rx = {
         let mut ex = exec.lock().unwrap();
         ex.monitor.crash(p);
@@ -261,7 +262,12 @@ fn observe(lock: &Arc<dyn Lock>, exec: &Arc<Mutex<Exec>>, tally: &Arc<Tally>) {
                 e.monitor.wait_begin(p);
                 Ok(())
             }
-            Some(ok) => e.monitor.wait_end(p, ok),
+            Some(ok) => {
+                if !ok {
+                    record_event(p, || "waits: its condition is false".into());
+                }
+                e.monitor.wait_end(p, ok)
+            }
         };
         drop(e);
         if let Err(b) = result {
@@ -300,7 +306,18 @@ fn process(
             e.progress[p] = (c, 0, 0);
             e.monitor.request(p, s);
         }
-        lock.enter_traced(p, s, &mut || exec.lock().unwrap().monitor.doorway(p));
+        record_event(p, || match problem {
+            Problem::Gme => format!("requests session {s}"),
+            _ => "requests".into(),
+        });
+        lock.enter_traced(p, s, &mut || {
+            exec.lock().unwrap().monitor.doorway(p);
+            record_event(p, || "doorway done".into());
+        });
+        record_event(p, || match problem {
+            Problem::Gme => format!("enters CS (session {s})"),
+            _ => "enters CS".into(),
+        });
         let frozen_inside = {
             let mut e = exec.lock().unwrap();
             let r = e.monitor.enter(p);
@@ -323,8 +340,10 @@ fn process(
             e.progress[p] = (c, 2, 0);
             e.monitor.exit_begin(p);
         }
+        record_event(p, || "leaves CS, exit section".into());
         lock.exit(p, s);
         exec.lock().unwrap().monitor.exit_end(p);
+        record_event(p, || "exit done".into());
     }
     process_done(p);
 }

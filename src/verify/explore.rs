@@ -12,10 +12,14 @@ use shuttle::scheduler::{PctScheduler, RandomScheduler, ReplayScheduler, Schedul
 use shuttle::{Config, FailurePersistence, MaxSteps, Runner};
 
 use crate::locks::{Builder, Problem};
-use crate::mem::scheduled::{set_mark_observer, set_observer, set_wait_observer, track_deadlocks};
+use crate::mem::scheduled::{
+    set_mark_observer, set_observer, set_wait_observer, start_recording, stop_recording,
+    track_deadlocks,
+};
 use crate::verify::execution::{execution, Tally, TAGS};
 use crate::verify::options::{SchedulerKind, VerifyOptions};
 use crate::verify::replay::ReplayContext;
+use crate::verify::trace::Trace;
 
 /// The encoded schedule inside shuttle's failure message.
 fn schedule_of(message: &str) -> Option<String> {
@@ -144,6 +148,24 @@ impl Exploration<'_> {
             Ended::Other(why) => Err(format!(
                 "the --replay schedule does not replay on {lock_name} ({why}): it was recorded on other code or edited"
             )),
+        }
+    }
+
+    /// Replays the replay string `encoded`, which failed with `kind`, once more with the
+    /// scheduled memory recording every step: its trace, keeping the last `keep` steps (None
+    /// if the replay does not fail the same way). Counts nothing in this exploration's tally.
+    pub(super) fn traced(&self, encoded: &str, keep: usize, kind: &str) -> Option<Trace> {
+        let again = Exploration {
+            tally: Arc::new(Default::default()),
+            runs: RefCell::new(0),
+            ..*self
+        };
+        start_recording();
+        let replayed = again.replay(encoded);
+        let recording = stop_recording();
+        match replayed {
+            Ok((_, Some((k, _)))) if k == kind => Some(Trace::new(&recording, keep, kind)),
+            _ => None,
         }
     }
 

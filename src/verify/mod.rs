@@ -18,6 +18,7 @@ pub mod mutants;
 mod options;
 pub mod replay;
 mod report;
+pub mod trace;
 
 use std::cell::RefCell;
 use std::sync::atomic::Ordering;
@@ -64,6 +65,10 @@ pub fn verify(
     let (scheduler_name, failure) = match &opts.replay {
         Some(encoded) => exploration.replay(encoded)?,
         None => exploration.search()?,
+    };
+    let trace = match (&failure, opts.trace) {
+        (Some((kind, schedule)), Some(keep)) => exploration.traced(schedule, keep, kind),
+        _ => None,
     };
     drop(quiet);
     let tally = &exploration.tally;
@@ -115,5 +120,8 @@ pub fn verify(
         largest_token,
         witnesses,
         outcome,
+        trace_steps: trace.as_ref().map(|t| t.steps),
+        trace_text: trace.as_ref().map(|t| t.to_string()),
+        trace: trace.map(|t| t.lines),
     })
 }

@@ -233,6 +233,8 @@ pub fn run(m: &Mutant, base: &VerifyOptions, quiet: bool) -> Result<MutantResult
         o.passages = o.passages.max(m.at_least.0);
         o.pct_depth = o.pct_depth.max(m.at_least.1);
         o.mutant = Some(m.name.to_string());
+        // The mutant table prints no trace: do not replay the kill once more to build one.
+        o.trace = None;
         let r = verify(&e, &o, quiet)?;
         total += r.schedules_run;
         if let Outcome::Violation { kind, schedule } = r.outcome {

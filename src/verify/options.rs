@@ -71,6 +71,9 @@ pub struct VerifyOptions {
     pub mutant: Option<String>,
     /// Replay this replay string instead of exploring.
     pub replay: Option<String>,
+    /// After a failure, replay its schedule once more recording every step and keep this many
+    /// last steps as its trace (`usize::MAX`: all); None builds no trace.
+    pub trace: Option<usize>,
 }
 
 /// Default schedules per run.
@@ -104,6 +107,7 @@ impl VerifyOptions {
             witness: false,
             mutant: None,
             replay: None,
+            trace: None,
         }
     }
 

@@ -91,6 +91,16 @@ pub struct VerifyReport {
     pub witnesses: Vec<WitnessTally>,
     /// Outcome.
     pub outcome: Outcome,
+    /// The failing schedule as a numbered step trace (its last steps), when one was asked
+    /// for and something failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Vec<super::trace::TraceLine>>,
+    /// Shared-memory steps of the failing schedule, when traced (the trace may show fewer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_steps: Option<usize>,
+    /// The trace for the text form.
+    #[serde(skip)]
+    pub trace_text: Option<String>,
 }
 
 impl VerifyReport {
@@ -101,6 +111,13 @@ impl VerifyReport {
             Outcome::Safe | Outcome::Witness { .. } => 0,
             Outcome::Violation { .. } => 1,
             Outcome::Inconclusive { .. } => 3,
+        }
+    }
+
+    fn write_trace(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.trace_text {
+            Some(t) => write!(f, "{t}"),
+            None => Ok(()),
         }
     }
 
@@ -177,10 +194,12 @@ impl std::fmt::Display for VerifyReport {
             Outcome::Inconclusive { reason } => writeln!(f, "  INCONCLUSIVE: {reason}"),
             Outcome::Violation { kind, schedule } => {
                 writeln!(f, "  {}", headed("VIOLATION", kind))?;
+                self.write_trace(f)?;
                 writeln!(f, "  replay: lockbench verify --replay '{schedule}'")
             }
             Outcome::Witness { kind, schedule } => {
                 writeln!(f, "  {}", headed("WITNESS", kind))?;
+                self.write_trace(f)?;
                 writeln!(f, "  replay: lockbench verify --replay '{schedule}'")
             }
         }

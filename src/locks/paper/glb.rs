@@ -56,25 +56,32 @@ impl<M: Memory, const MUT: u8> GlbLock<M, MUT> {
     /// GLB for `params.n` processes: Session and Token all 0, Choosing all false.
     pub fn new(mem: M, params: &Params) -> Self {
         let n = params.n;
-        GlbLock {
+        let lock = GlbLock {
             session: mem.per_process(n, 0),
             token: mem.per_process(n, 0),
             choosing: mem.per_process(n, 0),
             mem,
             n,
-        }
+        };
+        lock.mem.label("Session", &lock.session);
+        lock.mem.label("Token", &lock.token);
+        lock.mem.label("Choosing", &lock.choosing);
+        lock
     }
 
     #[inline(always)]
     fn acquire(&self, i: usize, s: usize, mut doorway_done: impl FnMut()) {
         let mysession = s as i64 + 1;
         // 3: Choosing[i] := true
+        self.mem.line(i, 3);
         self.choosing[i].write(i, 1);
         // 4: Session[i] := mysession
+        self.mem.line(i, 4);
         if MUT != mutant::SESSION_AFTER_TOKEN {
             self.session[i].write(i, mysession);
         }
         // 5: Token[i] := 1 + max({Token[j] | 1 ≤ j ≤ n})
+        self.mem.line(i, 5);
         let max = (0..self.n)
             .map(|j| self.token[j].read(i))
             .max()
@@ -82,9 +89,11 @@ impl<M: Memory, const MUT: u8> GlbLock<M, MUT> {
         let mine = max + 1;
         self.token[i].write(i, mine);
         if MUT == mutant::SESSION_AFTER_TOKEN {
+            self.mem.line(i, 4);
             self.session[i].write(i, mysession);
         }
         // 6: Choosing[i] := false
+        self.mem.line(i, 6);
         self.choosing[i].write(i, 0);
         doorway_done();
         let compatible = |j: usize| {
@@ -94,12 +103,14 @@ impl<M: Memory, const MUT: u8> GlbLock<M, MUT> {
         // 7: for j := 1 to N (j = i passes both waits: Session[i] = mysession)
         for j in (0..self.n).filter(|&j| j != i) {
             // 8: wait until (Choosing[j] = false) ∨ (Session[j] ∈ {0, mysession})
+            self.mem.line(i, 8);
             if MUT != mutant::NO_CHOOSING_WAIT {
                 self.mem
                     .wait_until(i, || self.choosing[j].read(i) == 0 || compatible(j));
             }
             // 9: wait until ((Token[i], i) < (Token[j], j)) ∨ (Token[j] = 0)
             //               ∨ (Session[j] ∈ {0, mysession})
+            self.mem.line(i, 9);
             self.mem.wait_until(i, || {
                 let tj = self.token[j].read(i);
                 match MUT {
@@ -124,10 +135,12 @@ impl<M: Memory, const MUT: u8> Lock for GlbLock<M, MUT> {
 
     fn exit(&self, p: usize, _session: usize) {
         // 12: Token[i] := 0
+        self.mem.line(p, 12);
         if MUT != mutant::NO_TOKEN_RESET {
             self.token[p].write(p, 0);
         }
         // 13: Session[i] := 0
+        self.mem.line(p, 13);
         self.session[p].write(p, 0);
     }
 

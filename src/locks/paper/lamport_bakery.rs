@@ -51,37 +51,46 @@ impl<M: Memory, const MUT: u8> LamportBakeryLock<M, MUT> {
     /// A bakery for `params.n` processes.
     pub fn new(mem: M, params: &Params) -> Self {
         let n = params.n;
-        LamportBakeryLock {
+        let lock = LamportBakeryLock {
             gettoken: mem.per_process(n, 0),
             token: mem.per_process(n, -1),
             mem,
             n,
-        }
+        };
+        lock.mem.label("gettoken", &lock.gettoken);
+        lock.mem.label("token", &lock.token);
+        lock
     }
 
     #[inline(always)]
     fn acquire(&self, i: usize, mut doorway_done: impl FnMut()) {
         // 1: gettoken_i := true
+        self.mem.line(i, 1);
         if MUT != mutant::NO_GETTOKEN {
             self.gettoken[i].write(i, 1);
         }
         // 2: S := {token_j | 1 ≤ j ≤ n}
+        self.mem.line(i, 2);
         let max = (0..self.n)
             .map(|j| self.token[j].read(i))
             .max()
             .unwrap_or(-1);
         // 3: token_i := max(S) + 1
         let mine = max + 1;
+        self.mem.line(i, 3);
         self.token[i].write(i, mine);
         // 4: gettoken_i := false
+        self.mem.line(i, 4);
         self.gettoken[i].write(i, 0);
         doorway_done();
         for j in (0..self.n).filter(|&j| j != i) {
             // 5: wait till gettoken_j = false
+            self.mem.line(i, 5);
             if MUT != mutant::NO_CHOOSING_WAIT {
                 self.mem.wait_until(i, || self.gettoken[j].read(i) == 0);
             }
             // 6: wait till (token_j = −1) ∨ ([token_i, i] < [token_j, j])
+            self.mem.line(i, 6);
             self.mem.wait_until(i, || {
                 let t = self.token[j].read(i);
                 t == -1
@@ -107,6 +116,7 @@ impl<M: Memory, const MUT: u8> Lock for LamportBakeryLock<M, MUT> {
 
     fn exit(&self, p: usize, _session: usize) {
         // 8: token_i := −1
+        self.mem.line(p, 8);
         self.token[p].write(p, -1);
     }
 
