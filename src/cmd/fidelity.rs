@@ -207,7 +207,7 @@ fn render(
         out = serde_json::to_string_pretty(points)? + "\n";
     } else {
         out.push_str(&format!(
-            "harness = the default passage loop (oracle, 1 passage in {latency_sample}{} timed, counters) against a bare loop of the same lock (enter; exit); {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]; spread = half the range over the rounds, relative to the median\n",
+            "harness = the default passage loop (oracle, 1 passage in {latency_sample}{} timed, counters) against a bare loop of the same lock (enter; exit); {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]; range = (max − min) / median over the rounds\n",
             if sampling.1.is_some() { " or fewer" } else { "" },
             rounds,
             format_duration(duration)
@@ -218,10 +218,10 @@ fn render(
             "thr",
             "oracle",
             "bare",
-            "spread",
+            "range",
             "harness",
             "harness/bare",
-            "spread",
+            "range",
             "added ns/pass"
         );
         out.push_str(&header);
@@ -235,10 +235,10 @@ fn render(
                 f.threads,
                 f.oracle,
                 rate(f.bare_per_sec),
-                format!("±{:.0}%", 100.0 * f.bare_spread),
+                format!("{:.0}%", 100.0 * f.bare_spread),
                 rate(f.harness_per_sec),
                 crate::report::estimate(&f.ratio),
-                format!("±{:.0}%", 100.0 * f.ratio_spread),
+                format!("{:.0}%", 100.0 * f.ratio_spread),
                 f.added_ns_per_passage
                     .map_or("-".to_string(), |ns| format!("{ns:.2}")),
             ));

@@ -96,12 +96,12 @@ pub struct Spread {
     pub relative: f64,
 }
 
-/// A spread is wide when half its range exceeds this fraction of the median: the table's
-/// `spread` column shows that half range (`±N%`) and marks it `!` above this threshold.
+/// A spread is wide when half its range exceeds this fraction of the median, i.e. when its
+/// range (`relative`, what every table, JSON and CSV shows) exceeds twice this.
 pub const WIDE_SPREAD: f64 = 0.05;
 
 impl Spread {
-    /// Half the min–max range, relative to the median: what the table shows as `±N%`.
+    /// Half the min–max range, relative to the median.
     pub fn half_range(&self) -> f64 {
         self.relative / 2.0
     }

@@ -107,7 +107,7 @@ pub struct RunResult {
     /// Each round's throughput and paired ratio to the baseline.
     pub per_round: Vec<RoundFigure>,
     /// The spread is wide: half the min–max range over the rounds exceeds 5% of the median
-    /// ([`WIDE_SPREAD`]; the table's `±N%!`), so the figure is not to be trusted alone.
+    /// ([`WIDE_SPREAD`]; the table's `range` marked `!`), so the figure is not to be trusted alone.
     pub spread_wide: bool,
     /// Rounds this configuration ran in (each round runs every configuration once, in a
     /// shuffled order).

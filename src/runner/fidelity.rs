@@ -31,8 +31,9 @@ pub struct FidelityPoint {
     pub ratio: Estimate,
     /// The per-round ratios.
     pub ratios: Vec<f64>,
-    /// Half the min–max range of the bare loop's throughput over the rounds, relative to its
-    /// median: how far one unpaired measurement of the lock may stray on this machine.
+    /// The min–max range of the bare loop's throughput over the rounds, relative to its median
+    /// (the one spread of every table, JSON and CSV): how far unpaired measurements of the lock
+    /// stray on this machine.
     pub bare_spread: f64,
     /// The same for the paired per-round ratios: how far one paired ratio may stray.
     pub ratio_spread: f64,
@@ -87,8 +88,8 @@ pub fn measure(template: &RunSpec, rounds: usize) -> Result<FidelityPoint, RunFa
         harness_per_sec: med(&harness),
         ratio: median_estimate(&ratios).expect("at least one round"),
         added_ns_per_passage: (template.threads == 1).then(|| med(&added)),
-        bare_spread: Spread::of(&bare).half_range(),
-        ratio_spread: Spread::of(&ratios).half_range(),
+        bare_spread: Spread::of(&bare).relative,
+        ratio_spread: Spread::of(&ratios).relative,
         ratios,
     })
 }
