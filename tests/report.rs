@@ -386,7 +386,7 @@ fn report_says_an_incomplete_sweep_and_writes_one_html_page() {
     .unwrap();
     fs::write(
         dir.path().join("points.jsonl"),
-        "{\"point\": \"t1 distinct\", \"done\": 3}\n",
+        "{\"point\": \"t1 distinct\", \"result\": {}}\n{\"point\": \"t1 distinct\", \"done\": 1}\n",
     )
     .unwrap();
     lockbench().arg("report").arg(dir.path()).assert().success();
