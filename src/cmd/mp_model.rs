@@ -100,19 +100,9 @@ impl WatchdogOpt {
     }
 }
 
-/// Most critical sections each process enters (`--requests`).
-pub const MAX_REQUESTS: u64 = 1_000_000;
-/// Most critical sections of a run in all (`--n` × `--requests`) on the simulator.
-pub const MAX_SIM_TOTAL: u64 = 100_000_000;
-/// Most critical sections of a run in all on threads (each one real time).
-pub const MAX_THREADED_TOTAL: u64 = 10_000_000;
-/// Largest value a delay distribution may take on the simulator (time units): sums of many
-/// draws stay finite and exact enough.
-pub const MAX_SIM_TIME: f64 = 1e9;
-/// Largest value a delay distribution may take on threads (milliseconds: a minute).
-pub const MAX_THREADED_MS: f64 = 60_000.0;
-/// Largest watchdog, in either unit.
-pub const MAX_WATCHDOG: f64 = 1e12;
+pub use crate::mp::model::{
+    MAX_REQUESTS, MAX_SIM_TIME, MAX_SIM_TOTAL, MAX_THREADED_MS, MAX_THREADED_TOTAL, MAX_WATCHDOG,
+};
 
 impl WatchdogOpt {
     /// Refuses a watchdog that is not a finite positive number below [`MAX_WATCHDOG`].

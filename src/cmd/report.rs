@@ -5,7 +5,9 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
+use crate::engine::sweep::{finished, Manifest};
 use crate::opts::{CalibrationOpt, OutOpt};
+use crate::report::quality_md::SweepState;
 use crate::report::render;
 
 /// Options of `report`.
@@ -35,7 +37,13 @@ pub fn exec(args: &Args) -> Result<i32> {
         },
         &out,
     )?;
-    let w = render::render(&args.dir, &out, args.calibration.calibration.as_deref())?;
+    let sweep = sweep_state(&args.dir);
+    let w = render::render(
+        &args.dir,
+        &out,
+        args.calibration.calibration.as_deref(),
+        sweep.as_ref(),
+    )?;
     println!(
         "report: {} and {} ({} plots in {}, {} interval logs in {})",
         w.markdown.display(),
@@ -46,4 +54,16 @@ pub fn exec(args: &Args) -> Result<i32> {
         out.join("hlog").display()
     );
     Ok(0)
+}
+
+/// When `dir` is a sweep's directory: its points planned (manifest) and done (journal).
+fn sweep_state(dir: &std::path::Path) -> Option<SweepState> {
+    let m: Manifest = std::fs::read_to_string(dir.join("manifest.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())?;
+    let (done, _) = finished(dir);
+    Some(SweepState {
+        planned: m.points,
+        done,
+    })
 }

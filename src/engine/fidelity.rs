@@ -116,7 +116,7 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
         let _ = writeln!(
             err,
             "warning: {}",
-            crate::engine::rounds::busy_warning(&load)
+            crate::engine::summarize::busy_warning(&load)
         );
     }
     let noop = noop_overhead(placement, sampling, f.rounds)?;

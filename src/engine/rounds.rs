@@ -12,7 +12,7 @@ use crate::engine::fidelity::{
 };
 use crate::engine::options::{Limits, RunArgs};
 use crate::engine::plan::{check_out, checked_plan, oracle_for, Plan};
-use crate::engine::summarize::{exit_summary, summarize, Common, PointAcc};
+use crate::engine::summarize::{busy_warning, exit_summary, summarize, Common, PointAcc};
 use crate::error::UsageError;
 use crate::mem::WaitPolicy;
 use crate::metrics::counters::{self, CounterSpec};
@@ -554,14 +554,6 @@ fn warn_busy(results: &[RunResult]) {
             worst.reasons.join(", ")
         );
     }
-}
-
-/// The warning of a busy host, as hyperfine warns of outliers.
-pub(crate) fn busy_warning(load: &Load) -> String {
-    format!(
-        "the host is busy ({}): figures measured now are disturbed by other work and their spreads are wide; measure on an idle machine (scripts/check-server.sh says what else runs)",
-        load.reasons.join(", ")
-    )
 }
 
 /// Shuffles `v` (Fisher–Yates) with the generator of round `round` of `seed`.

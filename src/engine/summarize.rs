@@ -448,3 +448,11 @@ pub(crate) fn exit_summary(
     }
     code
 }
+
+/// The warning of a busy host, as hyperfine warns of outliers.
+pub(crate) fn busy_warning(load: &Load) -> String {
+    format!(
+        "the host is busy ({}): figures measured now are disturbed by other work and their spreads are wide; measure on an idle machine (scripts/check-server.sh says what else runs)",
+        load.reasons.join(", ")
+    )
+}

@@ -501,7 +501,7 @@ pub struct MpResult {
     /// The first state counted in `unnecessary_blocking`.
     pub unnecessary_blocking_first: Option<String>,
     /// Seed 003 §5.3 (`sim --crash`; null without crashes): crashes and recovery messages.
-    pub recovery: Option<super::sim::Recovery>,
+    pub recovery: Option<Recovery>,
     /// Per process: waits, mean and longest waiting time (the distribution behind
     /// `waiting_time_mean` / `_max`).
     pub waiting_by_process: Vec<ProcessWait>,
@@ -560,6 +560,20 @@ impl MpResult {
         self.waiting_by_process = t.waits_by_process();
         self.lemma6 = t.paths.as_ref().map(PathTally::summary);
     }
+}
+
+/// The recovery a run with crashes measured (seed 003 §5.3.4).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Recovery {
+    /// Processes that crashed during the run.
+    pub crashes: u64,
+    /// Messages of the restart operations (NOTIFY, RESTART, DONE, START, RESUME).
+    pub recovery_messages: u64,
+    /// The paper's bound on them: 5(n − 1) per crash.
+    pub recovery_bound: u64,
+    /// LEAVE messages of old requests fulfilled during restarts (charged by the paper to
+    /// those requests: at most n − 1 each, not to the restart).
+    pub leave_messages: u64,
 }
 
 #[cfg(test)]

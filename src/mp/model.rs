@@ -126,3 +126,17 @@ impl Model {
         })
     }
 }
+
+/// Most critical sections each process enters (`--requests`).
+pub const MAX_REQUESTS: u64 = 1_000_000;
+/// Most critical sections of a run in all (`--n` × `--requests`) on the simulator.
+pub const MAX_SIM_TOTAL: u64 = 100_000_000;
+/// Most critical sections of a run in all on threads (each one real time).
+pub const MAX_THREADED_TOTAL: u64 = 10_000_000;
+/// Largest value a delay distribution may take on the simulator (time units): sums of many
+/// draws stay finite and exact enough.
+pub const MAX_SIM_TIME: f64 = 1e9;
+/// Largest value a delay distribution may take on threads (milliseconds: a minute).
+pub const MAX_THREADED_MS: f64 = 60_000.0;
+/// Largest watchdog, in either unit.
+pub const MAX_WATCHDOG: f64 = 1e12;

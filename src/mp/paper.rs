@@ -114,8 +114,8 @@ impl Suite {
     /// Every value against the limits of `sim`'s command line (`lockbench sim --help` and
     /// docs/commands.md): a suite file runs nothing the command line would refuse.
     fn check(&self) -> Result<(), UsageError> {
-        use crate::cmd::mp_model::{MAX_REQUESTS, MAX_SIM_TIME, MAX_SIM_TOTAL};
         use crate::mp::model::{MAX_M, MAX_N, MAX_SEEDS};
+        use crate::mp::model::{MAX_REQUESTS, MAX_SIM_TIME, MAX_SIM_TOTAL};
         let bad = |what: String| Err(UsageError(what));
         if self.requests == 0 || self.requests > MAX_REQUESTS {
             return bad(format!(
@@ -647,7 +647,7 @@ quote = [{ at = 3, metric = "message_size", value = 2.22 }]
         }
     }
 
-    const MAX_REQUESTS_FOR_TEST: u64 = crate::cmd::mp_model::MAX_REQUESTS;
+    const MAX_REQUESTS_FOR_TEST: u64 = crate::mp::model::MAX_REQUESTS;
 
     #[test]
     fn quick_keeps_small_points_and_few_seeds() {

@@ -380,6 +380,21 @@ pub fn nothing_in_common(a: &Path, b: &Path) -> UsageError {
     ))
 }
 
+/// The JSON of `compare`.
+#[derive(Serialize)]
+pub struct Document<'a> {
+    /// [`super::result::SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// The directories compared.
+    pub a: String,
+    /// B's.
+    pub b: String,
+    /// Settings A and B do not share, busy hosts.
+    pub warnings: &'a [String],
+    /// Every point measured in both.
+    pub points: &'a [PointComparison],
+}
+
 /// The comparison as `format` (table, md or json): `points` from [`compare`], with the points
 /// of one side only (`only`: A's, then B's).
 pub fn render(
@@ -391,7 +406,7 @@ pub fn render(
     warnings: &[String],
 ) -> serde_json::Result<String> {
     if format == Format::Json {
-        let doc = super::compare_doc::Document {
+        let doc = Document {
             schema_version: super::result::SCHEMA_VERSION,
             a: sides[0].dir.display().to_string(),
             b: sides[1].dir.display().to_string(),

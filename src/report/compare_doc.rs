@@ -8,7 +8,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use serde::Serialize;
 
 use super::compare::PointComparison;
 use super::plots::{self, Axis, LineChart, Pt, Series};
@@ -79,21 +78,6 @@ pub fn warnings(a: &[RunResult], b: &[RunResult]) -> Vec<String> {
         }
     }
     out
-}
-
-/// The JSON of `compare`.
-#[derive(Serialize)]
-pub struct Document<'a> {
-    /// [`super::result::SCHEMA_VERSION`].
-    pub schema_version: u32,
-    /// The directories compared.
-    pub a: String,
-    /// B's.
-    pub b: String,
-    /// Settings A and B do not share, busy hosts.
-    pub warnings: &'a [String],
-    /// Every point measured in both.
-    pub points: &'a [PointComparison],
 }
 
 /// `compare.md` and its overlays in `out`: `table` is the comparison as Markdown. Returns the

@@ -11,7 +11,7 @@ pub mod hlog;
 mod html;
 pub mod plots;
 pub mod quality;
-mod quality_md;
+pub mod quality_md;
 pub mod render;
 pub mod result;
 pub mod saved;

@@ -8,19 +8,23 @@ use std::path::Path;
 use super::figures::md_cell;
 use super::quality;
 use super::RunResult;
-use crate::engine::sweep::{finished, Manifest};
+/// What a sweep's directory says of its points: those planned (its manifest) and those done
+/// (its journal), read by the caller that knows the sweep's files.
+pub struct SweepState {
+    /// Every point the sweep's config plans, in its order.
+    pub planned: Vec<String>,
+    /// The points its journal holds whole.
+    pub done: std::collections::BTreeSet<String>,
+}
 
-/// Says when `dir` is a sweep that did not finish: its points done against its points planned.
-pub fn sweep_state(md: &mut String, dir: &Path) {
-    let Some(m) = std::fs::read_to_string(dir.join("manifest.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str::<Manifest>(&t).ok())
-    else {
+/// Says when a sweep did not finish (`dir` holds it): its points done against its points
+/// planned. Nothing when the results are not a sweep's.
+pub fn sweep_state(md: &mut String, dir: &Path, state: Option<&SweepState>) {
+    let Some(SweepState { planned, done }) = state else {
         return;
     };
-    let (done, _) = finished(dir);
-    let planned = m.points.len();
-    let missing: Vec<&String> = m.points.iter().filter(|p| !done.contains(*p)).collect();
+    let missing: Vec<&String> = planned.iter().filter(|p| !done.contains(*p)).collect();
+    let planned = planned.len();
     if missing.is_empty() {
         let _ = writeln!(md, "Sweep complete: all {planned} points measured.\n");
         return;

@@ -13,13 +13,19 @@ use anyhow::{Context, Result};
 
 pub use super::figures::Written;
 use super::figures::{self, lock_order, md_cell, Page};
+use super::quality_md::SweepState;
 use super::saved::{self, Scenario};
 use super::RunResult;
 use super::{hardware, hlog, nanos};
 use crate::runner::host::Host;
 
 /// Renders the results of `dir` into `out`.
-pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Written> {
+pub fn render(
+    dir: &Path,
+    out: &Path,
+    calibration: Option<&Path>,
+    sweep: Option<&SweepState>,
+) -> Result<Written> {
     let runs = saved::load(dir)?;
     fs::create_dir_all(out.join("plots"))
         .with_context(|| format!("cannot create {}/plots", out.display()))?;
@@ -31,7 +37,7 @@ pub fn render(dir: &Path, out: &Path, calibration: Option<&Path>) -> Result<Writ
         written: Written::default(),
     };
     intro(&mut page.md, dir, &runs);
-    super::quality_md::sweep_state(&mut page.md, dir);
+    super::quality_md::sweep_state(&mut page.md, dir, sweep);
     super::quality_md::settings(&mut page.md, &runs);
     failures(&mut page.md, &runs);
     // Every lock keeps one colour and marker across the plots.

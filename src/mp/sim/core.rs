@@ -5,8 +5,8 @@
 
 use std::collections::VecDeque;
 
-use super::crash::Crashes;
 use super::deferred::Deferred;
+use super::down::Crashes;
 use super::hops::{Hops, HOPS_MAX_N};
 use super::queue::{Kind, Queue};
 use crate::mp::metrics::Tally;

@@ -13,12 +13,11 @@
 
 use std::str::FromStr;
 
-use serde::Serialize;
+use crate::mp::metrics::Recovery;
 
 use super::core::{Core, Phase};
 use super::queue::Kind;
 use crate::mp::{Message, Pid};
-use crate::workload::rng::Rng;
 
 /// The timer tag of a crash event (at the crashing process).
 pub(super) const CRASH_TAG: u64 = u64::MAX;
@@ -78,48 +77,6 @@ pub fn check_crashes(crashes: &[Crash], n: usize) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// The recovery a run with crashes measured (seed 003 §5.3.4).
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct Recovery {
-    /// Processes that crashed during the run.
-    pub crashes: u64,
-    /// Messages of the restart operations (NOTIFY, RESTART, DONE, START, RESUME).
-    pub recovery_messages: u64,
-    /// The paper's bound on them: 5(n − 1) per crash.
-    pub recovery_bound: u64,
-    /// LEAVE messages of old requests fulfilled during restarts (charged by the paper to
-    /// those requests: at most n − 1 each, not to the restart).
-    pub leave_messages: u64,
-}
-
-/// Who is down, and the failure detector's random streams.
-pub(super) struct Crashes {
-    /// Crashes are scheduled in this run.
-    pub(super) on: bool,
-    pub(super) down: Vec<bool>,
-    pub(super) count: u64,
-    rng: Vec<Rng>,
-}
-
-impl Crashes {
-    pub(super) fn new(n: usize, seed: u64) -> Self {
-        Crashes {
-            on: false,
-            down: vec![false; n],
-            count: 0,
-            rng: (0..n)
-                .map(|p| Rng::new(seed, 0xFD_0000 + p as u64))
-                .collect(),
-        }
-    }
-
-    /// Whether `p` is down.
-    #[inline]
-    pub(super) fn is_down(&self, p: Pid) -> bool {
-        self.on && self.down[p]
-    }
 }
 
 impl<M: Message> Core<M> {

@@ -16,6 +16,7 @@ mod core;
 mod crash;
 mod ctx;
 mod deferred;
+mod down;
 mod hops;
 mod queue;
 
@@ -29,8 +30,9 @@ use super::metrics::MpResult;
 use super::run_config::RunConfig;
 use super::{Algorithm, Pid, Problem};
 
-pub use self::crash::{check_crashes, Crash, Recovery, RECOVERY_KINDS};
+pub use self::crash::{check_crashes, Crash, RECOVERY_KINDS};
 pub use self::hops::HOPS_MAX_N;
+pub use crate::mp::metrics::Recovery;
 
 /// A simulated run: the run, and what only the simulator has.
 #[derive(Clone, Debug)]
