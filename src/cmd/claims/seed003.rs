@@ -147,6 +147,16 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             ))
         },
     ));
+    v.extend(light_load_and_concurrency(l));
+    v.push(message_size(l));
+    v.extend(figures(l));
+    v.extend(section5(l));
+    v
+}
+
+/// Theorems 11 and 12: waiting time under light load, and concurrency when one type is asked.
+fn light_load_and_concurrency(l: &Level) -> Vec<Spec> {
+    let mut v = Vec::new();
     v.push(Spec::new(
         "003/thm11",
         "Theorem 11",
@@ -187,9 +197,6 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             ))
         },
     ));
-    v.push(message_size(l));
-    v.extend(figures(l));
-    v.extend(section5(l));
     v
 }
 
