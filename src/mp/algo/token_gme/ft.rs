@@ -39,6 +39,28 @@ use crate::mp::{Group, Observation, Pid, Runtime};
 
 use super::TgMsg;
 
+#[cfg(test)]
+thread_local! {
+    /// Test-only: the inferred step this thread's runs leave out or replace (1..=7; 0: none).
+    pub(super) static WITHOUT: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
+    /// Test-only: how often the left-out step would have applied.
+    pub(super) static HITS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Step FT-`k` is left out or replaced in this run (tests only; always false otherwise).
+#[cfg(test)]
+fn off(k: u8) -> bool {
+    let hit = WITHOUT.with(|w| w.get() == k);
+    HITS.with(|h| h.set(h.get() + u64::from(hit)));
+    hit
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+fn off(_: u8) -> bool {
+    false
+}
+
 /// Recovery state of one process.
 #[derive(Debug)]
 pub(super) struct Ft {
@@ -151,7 +173,7 @@ impl TokenGme {
     /// FT-6: a request while suspended waits for RESUME.
     pub(super) fn held_by_restart(&mut self, group: Group) -> bool {
         match self.ft.as_mut() {
-            Some(ft) if ft.suspended => {
+            Some(ft) if ft.suspended && !off(6) => {
                 ft.held = Some(group);
                 true
             }
@@ -185,7 +207,7 @@ impl TokenGme {
         if ft.coordinator() != me || k <= ft.c_inst || k <= ft.inst {
             return;
         }
-        if ft.live().any(|j| j != me && ft.notified[j] != f) {
+        if ft.live().any(|j| j != me && ft.notified[j] != f) && !off(3) {
             return;
         }
         ft.c_inst = k;
@@ -221,7 +243,10 @@ impl TokenGme {
             ft.failed[p] = true;
         }
         // The pending request, if any, is an old request (FT-6, FT-7).
-        let old = self.want.or(ft.held.take());
+        let mut old = self.want.or(ft.held.take());
+        if off(7) && ft.inst > 0 && ft.suspended {
+            old = None; // Without FT-7: an unserved old request is dropped.
+        }
         self.want = old;
         ft.inst = k;
         ft.suspended = true;
@@ -235,7 +260,9 @@ impl TokenGme {
         self.queued.iter_mut().for_each(|q| *q = false);
         self.queued_conflicts = 0;
         self.outbox.clear();
-        self.token = (me == c).then(|| {
+        // Without FT-2: A0 as written, p0 holds the primary token.
+        let holder = if off(2) { 0 } else { c };
+        self.token = (me == holder).then(|| {
             Box::new(Token {
                 primary: true,
                 ty: BOTTOM,
@@ -271,6 +298,9 @@ impl TokenGme {
         }
         // FT-4.
         ft.c_old.sort_unstable();
+        if ft.c_old.first().map(|o| o.0) != ft.c_old.last().map(|o| o.0) && off(4) {
+            ft.c_old.sort_by_key(|&(g, p)| (std::cmp::Reverse(g), p)); // decreasing type
+        }
         let mut sched: Vec<Vec<Pid>> = Vec::new();
         let mut last = None;
         for &(g, p) in &ft.c_old {
@@ -375,6 +405,9 @@ impl TokenGme {
         self.inside = false;
         rt.exited();
         if let Some((c, k, f)) = ft.deferred.take() {
+            if off(5) {
+                self.tagged(rt, |p, rt| p.progress(rt)); // Without FT-5: A4 first.
+            }
             self.restart(rt, c, k, f);
             return true;
         }
@@ -416,8 +449,8 @@ impl TokenGme {
             TgMsg::Start(k, s) => self.on_start(rt, k, s),
             TgMsg::Leave(k, s, i) => self.on_leave(rt, k, s, i),
             TgMsg::Resume(k) => self.on_resume(rt, k),
-            TgMsg::Inst(k, m) => return (k == inst).then_some(*m),
-            m => return (inst == 0).then_some(m),
+            TgMsg::Inst(k, m) => return (k == inst || off(1)).then_some(*m),
+            m => return (inst == 0 || off(1)).then_some(m),
         }
         None
     }

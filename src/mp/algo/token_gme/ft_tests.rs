@@ -17,6 +17,11 @@ const REQUESTS: u64 = 30;
 const CS: f64 = 20.0;
 
 fn cfg(seed: u64) -> SimConfig {
+    cfg_load(seed, 10.0)
+}
+
+/// `ncs`: the mean time outside the critical section (10: heavy load, 200: light).
+fn cfg_load(seed: u64, ncs: f64) -> SimConfig {
     SimConfig {
         run: RunConfig {
             algo: "token-gme".into(),
@@ -32,7 +37,7 @@ fn cfg(seed: u64) -> SimConfig {
             },
             requests: REQUESTS,
             seed,
-            ncs: Dist::Exp(10.0),
+            ncs: Dist::Exp(ncs),
             cs: Dist::Const(CS),
             delay: Dist::Exp(5.0),
             mix: "hot:3:20,80".parse().unwrap(),
@@ -155,4 +160,148 @@ fn without_recovery_a_lost_primary_token_stalls_the_run() {
         TokenGme::new_bounded(p, s, Selection::Priority, 8)
     });
     assert!(r.liveness_failure.is_some());
+}
+
+/// What fails in a run with `crashes` crashes: a safety violation, a stall, an operational
+/// process not served, or more recovery messages than 5(n − 1) per crash.
+fn failure(r: &MpResult, crashes: u64) -> Option<String> {
+    if r.safety_violations > 0 {
+        return Some("safety".into());
+    }
+    if let Some(l) = &r.liveness_failure {
+        return Some(format!("liveness: {l}"));
+    }
+    if r.requests < (N as u64 - crashes) * REQUESTS {
+        return Some(format!("served {}", r.requests));
+    }
+    let rec = r.recovery.as_ref()?;
+    (rec.recovery_messages > rec.recovery_bound).then(|| "bound".into())
+}
+
+/// The four crash schedules (the primary holder, a process inside its critical section, the
+/// coordinator during its restart, a random one) × 12 seeds × 2 loads, with step FT-`k` left
+/// out or replaced (0: none): the failures, as (schedule, seed, ncs, what).
+fn search(k: u8) -> (Vec<(usize, u64, f64, String)>, u64) {
+    super::ft::WITHOUT.with(|w| w.set(k));
+    super::ft::HITS.with(|h| h.set(0));
+    let mut out = Vec::new();
+    for ncs in [10.0, 200.0] {
+        for seed in 1..=12u64 {
+            let c = cfg_load(seed, ncs);
+            let (_, log) = run_logged(&c, |p, s: &Setup| TokenGme::new(p, s, Selection::Priority));
+            let (ip, it) = log[log.len() / 3];
+            let p = (seed as usize * 7) % N;
+            let q = (p + 1 + seed as usize % (N - 1)) % N;
+            let t = 37.0 * seed as f64;
+            let schedules = [
+                vec![(0, 0.0)],
+                vec![(ip, it + CS / 2.0)],
+                vec![(5, 100.0), (0, 101.0)],
+                vec![(p, t), (q, t + 13.0 * (seed % 4) as f64)],
+            ];
+            for (i, s) in schedules.iter().enumerate() {
+                let crashes: Vec<Crash> = s.iter().map(|&(p, at)| Crash { p, at }).collect();
+                let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_crashing(&c, &crashes, |p, s: &Setup| {
+                        TokenGme::new(p, s, Selection::Priority)
+                    })
+                }));
+                let f = match r {
+                    Ok(r) => failure(&r, crashes.len() as u64),
+                    Err(e) => Some(format!("panic: {}", panic_text(&e))),
+                };
+                if let Some(f) = f {
+                    out.push((i, seed, ncs, f));
+                }
+            }
+        }
+    }
+    super::ft::WITHOUT.with(|w| w.set(0));
+    (out, super::ft::HITS.with(|h| h.get()))
+}
+
+/// The message of a caught panic (an invariant of the algorithm broken).
+fn panic_text(e: &Box<dyn std::any::Any + Send>) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// The failures of `search(k)`, each (schedule, what) with `what` cut to its kind.
+fn kinds(k: u8) -> (Vec<(usize, String)>, u64) {
+    let (f, hits) = search(k);
+    let kind = |w: &str| w.split(':').next().unwrap_or_default().to_string();
+    (
+        f.into_iter().map(|(i, _, _, w)| (i, kind(&w))).collect(),
+        hits,
+    )
+}
+
+#[test]
+fn with_every_step_the_search_finds_no_failure() {
+    assert_eq!(search(0), (Vec::new(), 0));
+}
+
+#[test]
+fn ft1_without_instance_ids_a_token_of_an_aborted_instance_breaks_safety() {
+    // A PRIMARY or SECONDARY of the aborted instance still in flight arrives in the new one:
+    // two primaries, two sessions, a second token at one process.
+    let (f, _) = kinds(1);
+    assert!(f.iter().any(|(_, w)| w == "safety"), "{f:?}");
+    assert!(f.iter().any(|(_, w)| w == "panic"), "{f:?}");
+}
+
+#[test]
+fn ft2_with_p0_holding_the_new_primary_a_crash_of_p0_stalls() {
+    // A0 as written gives the primary token to p0; once p0 has crashed nobody holds it.
+    let (f, _) = kinds(2);
+    assert!(f.iter().any(|(i, w)| *i == 0 && w == "liveness"), "{f:?}");
+    assert!(f.iter().all(|(_, w)| w == "liveness"), "{f:?}");
+}
+
+/// FT-3 is a choice: with a perfect failure detector every operational process comes to the
+/// coordinator's set, and a RESTART carries that set, so a coordinator that restarts on its
+/// own detection (not waiting for the NOTIFYs) is as safe, live and within 5(n − 1); a
+/// NOTIFY arriving after the restart names the same set and starts nothing.
+#[test]
+fn ft3_restarting_without_waiting_for_the_notifies_is_a_choice() {
+    let (f, hits) = kinds(3);
+    assert!(hits > 0, "the wait was never needed");
+    assert_eq!(f, Vec::new());
+}
+
+/// FT-4's order is a choice: each group holds one type and enters only once the previous one
+/// has left, so any order of the types keeps one session at a time; decreasing type works too.
+#[test]
+fn ft4_old_requests_in_decreasing_type_is_a_choice() {
+    let (f, hits) = kinds(4);
+    assert!(hits > 0, "no schedule with two types");
+    assert_eq!(f, Vec::new());
+}
+
+/// FT-5 is a choice: the A4 of an aborted instance only sends messages of that instance,
+/// which a process that has restarted drops (FT-1) and one that has not takes only to abort
+/// it soon after; running A4 first costs those messages and changes nothing else.
+#[test]
+fn ft5_a4_before_the_deferred_restart_is_a_choice() {
+    let (f, hits) = kinds(5);
+    assert!(hits > 0, "no RESTART was deferred");
+    assert_eq!(f, Vec::new());
+}
+
+#[test]
+fn ft6_a_request_made_while_suspended_breaks_safety() {
+    // Made at once in the new instance, it meets the coordinator's primary token while the
+    // old requests are inside: two types in their critical sections together.
+    let (f, _) = kinds(6);
+    assert!(f.iter().any(|(_, w)| w == "safety"), "{f:?}");
+}
+
+#[test]
+fn ft7_an_old_request_dropped_by_a_repeated_restart_is_never_served() {
+    // Only two crashes close together restart twice: the random schedule.
+    let (f, _) = kinds(7);
+    assert!(!f.is_empty());
+    assert!(f.iter().all(|(i, w)| *i == 3 && w == "liveness"), "{f:?}");
 }
