@@ -2,7 +2,7 @@
 //! so a change to it must leave every metric of a run the same for the same seed. The pinned
 //! values were printed by `pinned_runs_print` (below, ignored) on the implementation that sent
 //! each message's changed entries as a list of (index, value) pairs and merged them one by one
-//! (the branch `speed` before its vectors were made dense), in a debug build.
+//! (commit 8784df0, before its vectors were made dense), in a debug build.
 
 use super::Ra2;
 use crate::mp::algo::Setup;
