@@ -28,7 +28,6 @@ pub fn exec(args: &Args) -> Result<i32> {
     let mut opts = args.run.layered()?;
     let limits = Limits::detect();
     let warnings = opts.validate(&limits)?;
-    crate::opts::out::check_dir(&opts.name("out"), &opts.out())?;
     let outcome = run_with(&opts, warnings, &limits, Hooks::default())?;
     save_baseline(args, &opts, outcome.dir.as_deref())?;
     Ok(outcome.code)

@@ -348,54 +348,7 @@ pub(crate) fn oracle_for(choice: OracleArg, entry: &LockEntry, k: usize) -> Orac
 }
 
 /// Checks, without creating anything, that results can be saved under `out`: it is a
-/// writable directory, or can be created in one.
+/// writable directory, or can be created in one ([`crate::opts::out::check_dir`]).
 pub(crate) fn check_out(opts: &RunArgs) -> Result<(), UsageError> {
-    let out = opts.out();
-    let what = opts.name("out");
-    // Writing is tried, not inferred from permissions (root passes `access` everywhere,
-    // and /proc or a read-only mount refuse anyway); the probe file is removed at once.
-    let writable = |p: &std::path::Path| {
-        let probe = p.join(format!(".lockbench-probe-{}", std::process::id()));
-        let ok = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&probe)
-            .is_ok();
-        if ok {
-            let _ = std::fs::remove_file(&probe);
-        }
-        ok
-    };
-    let mut probe = out.as_path();
-    loop {
-        if probe.as_os_str().is_empty() {
-            probe = std::path::Path::new(".");
-        }
-        match std::fs::metadata(probe) {
-            Ok(m) if !m.is_dir() => {
-                return usage(format!(
-                    "{what} {}: {} is not a directory; choose a directory for the results",
-                    out.display(),
-                    probe.display()
-                ));
-            }
-            Ok(_) if !writable(probe) => {
-                return usage(format!(
-                    "{what} {}: cannot write in {}; choose a directory you can write",
-                    out.display(),
-                    probe.display()
-                ));
-            }
-            Ok(_) => return Ok(()),
-            Err(_) => match probe.parent() {
-                Some(parent) => probe = parent,
-                None => {
-                    return usage(format!(
-                        "{what} {}: no such place; choose a directory you can write",
-                        out.display()
-                    ))
-                }
-            },
-        }
-    }
+    crate::opts::out::check_dir(&opts.name("out"), &opts.out())
 }
