@@ -418,12 +418,18 @@ pub fn run(
     let mut all = Vec::new();
     let mut header: Option<String> = None;
     each_point(&suite, seeds, quick_run, jobs, |fig, p| {
+        // The table goes to stdout, or with `--format json` to stderr point by point, so a
+        // long run that is stopped keeps every point it measured.
+        let mut text = String::new();
+        if header.as_deref() != Some(fig.name.as_str()) {
+            text.push_str(&figure_header(fig, p.results[0].ratio.seeds));
+            header = Some(fig.name.clone());
+        }
+        text.push_str(&point_line(&p));
         if format == Format::Table {
-            if header.as_deref() != Some(fig.name.as_str()) {
-                print!("{}", figure_header(fig, p.results[0].ratio.seeds));
-                header = Some(fig.name.clone());
-            }
-            print!("{}", point_line(&p));
+            print!("{text}");
+        } else {
+            eprint!("{text}");
         }
         all.extend(p.results);
         Ok(())
