@@ -1,12 +1,14 @@
 //! `lockbench report DIR`: renders a directory of results as `report.md` with SVG plots and
 //! HdrHistogram interval logs, and as one self-contained `report.html`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
 use crate::engine::sweep::{finished, Manifest};
+use crate::hw::section::section;
 use crate::opts::{CalibrationOpt, OutOpt};
+use crate::report::figures::Page;
 use crate::report::quality_md::SweepState;
 use crate::report::render;
 
@@ -38,12 +40,9 @@ pub fn exec(args: &Args) -> Result<i32> {
         &out,
     )?;
     let sweep = sweep_state(&args.dir);
-    let w = render::render(
-        &args.dir,
-        &out,
-        args.calibration.calibration.as_deref(),
-        sweep.as_ref(),
-    )?;
+    let calibration = args.calibration.calibration.as_deref();
+    let hardware = |page: &mut Page<'_>, dir: &Path| section(page, dir, calibration);
+    let w = render::render(&args.dir, &out, sweep.as_ref(), Some(&hardware))?;
     println!(
         "report: {} and {} ({} plots in {}, {} interval logs in {})",
         w.markdown.display(),

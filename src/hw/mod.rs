@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod correlate;
 pub mod predict;
 pub mod results;
+pub mod section;
 pub mod stats;
 pub mod svg;
 

@@ -6,7 +6,6 @@ pub mod compare;
 pub mod compare_doc;
 mod csv;
 pub mod figures;
-pub mod hardware;
 pub mod hlog;
 mod html;
 pub mod plots;

@@ -16,15 +16,20 @@ use super::figures::{self, lock_order, md_cell, Page};
 use super::quality_md::SweepState;
 use super::saved::{self, Scenario};
 use super::RunResult;
-use super::{hardware, hlog, nanos};
+use super::{hlog, nanos};
 use crate::runner::host::Host;
 
-/// Renders the results of `dir` into `out`.
+/// A section the caller adds to the report for results with model RMRs (the command passes
+/// the hardware section, which lives above this layer).
+pub type Section<'s> = &'s dyn Fn(&mut Page<'_>, &Path);
+
+/// Renders the results of `dir` into `out`; `hardware` is written where some result has
+/// model RMRs.
 pub fn render(
     dir: &Path,
     out: &Path,
-    calibration: Option<&Path>,
     sweep: Option<&SweepState>,
+    hardware: Option<Section<'_>>,
 ) -> Result<Written> {
     let runs = saved::load(dir)?;
     fs::create_dir_all(out.join("plots"))
@@ -51,8 +56,8 @@ pub fn render(
         figures::scenario(&mut page, scen, rs, &palette)?;
     }
     // Model against hardware, and predicted against measured, where the runs allow.
-    if runs.iter().any(|r| r.rmr.is_some()) {
-        hardware::section(&mut page, dir, calibration);
+    if let Some(section) = hardware.filter(|_| runs.iter().any(|r| r.rmr.is_some())) {
+        section(&mut page, dir);
     }
     page.written.hlogs = hlog::write_run_logs(&runs, out)?;
     every_point(&mut page.md, &runs);

@@ -1,15 +1,16 @@
 //! The report's hardware section, for results with model RMRs: the model against hardware
 //! counts (what `correlate` computes, its scatter plots beside the report) and, with a
-//! calibration, predicted against measured passage times (what `predict` computes).
+//! calibration, predicted against measured passage times (what `predict` computes). The
+//! `report` command hands it to [`crate::report::render::render`], which knows nothing of `hw`.
 
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::figures::Page;
-use super::saved;
-use super::RunResult;
 use crate::hw::{self, correlate, predict, results, svg};
+use crate::report::figures::Page;
+use crate::report::saved;
+use crate::report::RunResult;
 
 /// The hardware section of the results of `dir`, as Markdown added to `page` (plots written
 /// beside it); `calibration` as `report --calibration` gives it.
