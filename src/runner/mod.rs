@@ -3,6 +3,7 @@
 
 mod checkers;
 mod counted;
+mod cpus;
 pub mod exec;
 pub mod fidelity;
 pub mod host;
