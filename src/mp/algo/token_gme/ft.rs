@@ -11,6 +11,12 @@
 //! go to the coordinator. (3) RESUME to all. Messages of an older instance are ignored; a
 //! crash during a restart starts a new one. At most 5(n − 1) messages per restart.
 //!
+//! Counting per restart operation (`mp/restarts.rs`): every recovery message already names
+//! its operation (k in RESTART, DONE, START, LEAVE, RESUME; a NOTIFY's set has size k), so
+//! nothing is added to a message; the coordinator reports when it began an operation (sent
+//! RESTART) and ended it (sent RESUME). None of the steps below sends a message of its own:
+//! the five kinds and LEAVE are the paper's.
+//!
 //! Steps §5.3 does not state (its Figs. 8–11 were lost in extraction), named `FT-n` here and
 //! in docs/message-passing.md:
 //!
@@ -61,6 +67,21 @@ thread_local! {
     pub(super) static WITHOUT: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
     /// Test-only: how often the left-out step would have applied.
     pub(super) static HITS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Test-only mutant: the coordinator sends every RESTART twice (the second copy is
+    /// dropped as of an instance already started, so only the count changes).
+    pub(super) static RESTART_TWICE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Copies of each RESTART the coordinator sends: 1 (2 under the test-only mutant).
+#[cfg(test)]
+fn restart_copies() -> usize {
+    1 + usize::from(RESTART_TWICE.with(|m| m.get()))
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+fn restart_copies() -> usize {
+    1
 }
 
 /// Step FT-`k` is left out or replaced in this run (tests only; always false otherwise).
@@ -230,9 +251,12 @@ impl TokenGme {
         ft.c_phase = 1;
         ft.c_done.iter_mut().for_each(|d| *d = false);
         ft.c_old.clear();
+        rt.observe(Observation::RestartBegun(k));
         let others: Vec<Pid> = ft.live().filter(|&j| j != me).collect();
         for j in others {
-            rt.send(j, TgMsg::Restart(k, f.clone()));
+            for _ in 0..restart_copies() {
+                rt.send(j, TgMsg::Restart(k, f.clone()));
+            }
         }
         self.on_restart(rt, me, k, f);
     }
@@ -388,6 +412,7 @@ impl TokenGme {
         let ft = self.ft.as_mut().expect("recovering");
         ft.c_phase = 3;
         let k = ft.c_inst;
+        rt.observe(Observation::RestartEnded(k));
         let others: Vec<Pid> = ft.live().filter(|&j| j != me).collect();
         for j in others {
             rt.send(j, TgMsg::Resume(k));
