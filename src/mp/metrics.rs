@@ -5,6 +5,8 @@
 use serde::Serialize;
 
 use super::paths::{Lemma6, PathTally};
+pub use super::restarts::Recovery;
+use super::restarts::RestartTally;
 use super::{Charge, Message, Observation, Pid};
 use crate::metrics::fairness::Fairness;
 
@@ -61,6 +63,8 @@ pub struct Tally {
     /// Messages per transition by path and kind (seed 004's Lemma 6), where the runtime
     /// keeps them (the simulator, for the local critical-section algorithms).
     pub paths: Option<PathTally>,
+    /// Recovery messages per restart operation (seed 003 §5.3.4), in runs with crashes.
+    pub restarts: Option<RestartTally>,
 }
 
 impl Tally {
@@ -93,6 +97,7 @@ impl Tally {
             inside_max: 0,
             per_proc_wait_max: vec![0.0; n],
             paths: None,
+            restarts: None,
         }
     }
 
@@ -101,6 +106,9 @@ impl Tally {
         if let Some(d) = self.paths.as_mut() {
             d.observe(p, now, obs);
         }
+        if let Some(r) = self.restarts.as_mut() {
+            r.observe(p, now, obs);
+        }
     }
 
     /// Counts one message from `from` to `to`, as its sender and its receiver.
@@ -108,6 +116,9 @@ impl Tally {
     pub fn message<M: Message>(&mut self, from: Pid, to: Pid, msg: &M) {
         if let Some(d) = self.paths.as_mut() {
             d.message(from, to, msg);
+        }
+        if let Some(r) = self.restarts.as_mut() {
+            r.message(from, to, msg);
         }
         self.sent(from, to, msg);
         self.received(from, to, msg);
@@ -186,6 +197,11 @@ impl Tally {
         if let Some(d) = self.paths.as_mut() {
             for to in (0..n).filter(|&to| to != from) {
                 d.message(from, to, msg);
+            }
+        }
+        if let Some(r) = self.restarts.as_mut() {
+            for to in (0..n).filter(|&to| to != from) {
+                r.message(from, to, msg);
             }
         }
         let kind = msg.kind();
@@ -560,20 +576,6 @@ impl MpResult {
         self.waiting_by_process = t.waits_by_process();
         self.lemma6 = t.paths.as_ref().map(PathTally::summary);
     }
-}
-
-/// The recovery a run with crashes measured (seed 003 §5.3.4).
-#[derive(Clone, Debug, Default, Serialize, PartialEq)]
-pub struct Recovery {
-    /// Processes that crashed during the run.
-    pub crashes: u64,
-    /// Messages of the restart operations (NOTIFY, RESTART, DONE, START, RESUME).
-    pub recovery_messages: u64,
-    /// The paper's bound on them: 5(n − 1) per crash.
-    pub recovery_bound: u64,
-    /// LEAVE messages of old requests fulfilled during restarts (charged by the paper to
-    /// those requests: at most n − 1 each, not to the restart).
-    pub leave_messages: u64,
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ pub mod mpi;
 pub mod output;
 pub mod paper;
 pub mod paths;
+pub mod restarts;
 pub mod run_config;
 pub mod safety;
 pub mod sim;
@@ -119,6 +120,11 @@ pub trait Message: Clone + Send + std::fmt::Debug + Serialize + DeserializeOwned
     fn path(&self) -> Path {
         Path::NoPreemption
     }
+    /// Seed 003 §5.3: the restart operation (instance id) a recovery message belongs to;
+    /// None for every other message.
+    fn restart_op(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Something an algorithm reports about itself for the checks (no effect on its behaviour).
@@ -134,6 +140,10 @@ pub enum Observation {
     /// Seed 004: this process's current transition waits on the configuration (true: from
     /// now on, false: no longer), a wait that only a neighbour's move can end.
     Blocked(bool),
+    /// Seed 003 §5.3: this process, as coordinator, began restart operation `k` (sent RESTART).
+    RestartBegun(u64),
+    /// Seed 003 §5.3: this process, as coordinator, ended restart operation `k` (sent RESUME).
+    RestartEnded(u64),
 }
 
 /// What an algorithm may ask of the runtime that drives it.

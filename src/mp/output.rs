@@ -52,6 +52,10 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
             );
             code = 1;
         }
+        for line in r.recovery.iter().flat_map(|rec| rec.failures()) {
+            eprintln!("error: {} seed {}: {line}", r.algo, r.seed);
+            code = 1;
+        }
     }
     code
 }
@@ -122,18 +126,13 @@ pub fn render(results: &[MpResult], format: Format) -> String {
     out
 }
 
-/// Per run with crashes (seed 003 §5.3): the recovery messages against 5(n − 1) per crash.
+/// Per run with crashes (seed 003 §5.3): the restart operations against 5(n − 1) each, and
+/// the whole run against (2n − 1) r + 5(n − 1) f.
 fn recovery(results: &[MpResult]) -> String {
-    let mut out = String::new();
-    for r in results {
-        if let Some(rec) = &r.recovery {
-            out.push_str(&format!(
-                "{} seed {}: {} crashes, {} recovery messages (NOTIFY, RESTART, DONE, START, RESUME; bound 5(n-1) per crash = {}), {} LEAVE for old requests\n",
-                r.algo, r.seed, rec.crashes, rec.recovery_messages, rec.recovery_bound, rec.leave_messages
-            ));
-        }
-    }
-    out
+    results
+        .iter()
+        .filter_map(|r| r.recovery.as_ref().map(|rec| rec.render(&r.algo, r.seed)))
+        .collect()
 }
 
 /// Per result, how waiting is spread over the processes: the worst process by longest wait.

@@ -320,16 +320,20 @@ fn sec51(l: &Level) -> Spec {
 }
 
 /// §5.3's crash schedules on n = 10: a process holding nothing at time 0, the primary holder
-/// at time 0, a process mid-run, a process and then the coordinator during its restart.
-const CRASHES: [&str; 4] = [
+/// at time 0, a process mid-run; then two nested ones: p7 crashes, and p0 (the coordinator)
+/// or p4 crashes at 400, inside the restart p7's crash caused (it begins at 321–380 and ends
+/// at 430 or later in the 24 runs measured, seeds 1–12 of both loads).
+const CRASHES: [&str; 5] = [
     "--crash 3@0",
     "--crash 0@0",
     "--crash 4@500",
-    "--crash 7@300 --crash 0@301",
+    "--crash 7@300 --crash 0@400",
+    "--crash 7@300 --crash 4@400",
 ];
 
-/// §5.3: safety and liveness through crashes; recovery messages against 5(n − 1) per crash
-/// and all messages against (2n − 1) r + 5(n − 1) f (§5.3.4).
+/// §5.3: safety and liveness through crashes; the messages of each restart operation against
+/// n − 1 of each kind, 5(n − 1) in all, and all messages against (2n − 1) r + 5(n − 1) f
+/// (§5.3.4).
 fn sec53(l: &Level) -> Spec {
     let mut checks = Vec::new();
     for c in CRASHES {
@@ -341,28 +345,40 @@ fn sec53(l: &Level) -> Spec {
         "003/sec5.3",
         "§5.3.4",
         "crash recovery: safe and live, at most 5(n−1) messages per restart",
-        "≤ 5(n−1) per crash",
+        "≤ 5(n−1) per restart operation (n−1 of each kind); ≤ (2n−1)r + 5(n−1)f",
         checks,
         |o| {
             let r = runs(o);
             let mut bad = Vec::new();
-            let mut worst: f64 = 0.0;
+            let (mut worst, mut bound, mut begun, mut aborted) = (0.0, f64::MAX, 0, 0);
+            let mut share: f64 = 0.0;
             for x in &r {
                 let rec = &x["recovery"];
-                let (n, f) = (num(x, "n"), num(rec, "crashes"));
-                let total = (num(x, "messages_per_request_mean") * num(x, "requests")).round();
-                let total_bound = (2.0 * n - 1.0) * num(x, "requests") + 5.0 * (n - 1.0) * f;
-                worst = worst.max(num(rec, "recovery_messages") / f.max(1.0));
-                let why = if rec.is_null() || f == 0.0 {
-                    "no crash happened"
+                let ops = rec["operations"].as_array().map_or(&[][..], |v| v);
+                begun += ops.iter().filter(|o| !o["begun"].is_null()).count();
+                aborted += ops.iter().filter(|o| o["status"] == "aborted").count();
+                if num(rec, "operation_messages_max") >= worst {
+                    worst = num(rec, "operation_messages_max");
+                    bound = num(rec, "operation_bound");
+                }
+                share = share.max(num(rec, "run_messages") / num(rec, "run_bound").max(1.0));
+                let why = if rec.is_null() || num(rec, "crashes") == 0.0 {
+                    "no crash happened".to_string()
+                } else if ops.iter().all(|o| o["begun"].is_null()) {
+                    "no restart operation began".to_string()
                 } else if num(x, "safety_violations") > 0.0 {
-                    "safety violated"
+                    "safety violated".to_string()
                 } else if !x["liveness_failure"].is_null() {
-                    "a request went unserved"
-                } else if num(rec, "recovery_messages") > num(rec, "recovery_bound") {
-                    "recovery messages over 5(n−1) per crash"
-                } else if total > total_bound {
-                    "messages over (2n−1)r + 5(n−1)f"
+                    "a request went unserved".to_string()
+                } else if let Some(o) = ops.iter().find(|o| o["within"] != true) {
+                    format!(
+                        "restart operation {} sent {} messages (bound {}, n−1 of a kind)",
+                        num(o, "id"),
+                        num(o, "total"),
+                        num(rec, "operation_bound")
+                    )
+                } else if num(rec, "run_messages") > num(rec, "run_bound") {
+                    "messages over (2n−1)r + 5(n−1)f".to_string()
                 } else {
                     continue;
                 };
@@ -373,18 +389,20 @@ fn sec53(l: &Level) -> Spec {
                     x["ncs"].as_str().unwrap_or("")
                 ));
             }
-            let mut j =
-                Judged::check(
-                    format!(
-                    "largest {worst:.1} recovery messages per crash (5(n−1) = {}); safe and live",
-                    r.iter().map(|x| 5.0 * (num(x, "n") - 1.0)).fold(f64::MAX, f64::min)
+            if aborted == 0 {
+                bad.push("no restart was cut short: the nested schedules missed".into());
+            }
+            let mut j = Judged::check(
+                format!(
+                    "largest restart operation {worst} messages (5(n−1) = {bound}); {begun} operations, {aborted} aborted by a crash during them; all messages ≤ {:.0}% of (2n−1)r + 5(n−1)f; safe and live",
+                    100.0 * share
                 ),
-                    seeds_effort(o),
-                    bad.is_empty(),
-                    || bad.join("; "),
-                );
+                seeds_effort(o),
+                bad.is_empty(),
+                || bad.join("; "),
+            );
             j.effort = format!(
-                "{}; crash-stop, crashes {}; also all messages ≤ (2n−1)r + 5(n−1)f",
+                "{}; crash-stop, crashes {}; every restart operation counted on its own",
                 j.effort,
                 CRASHES.join(", ")
             );

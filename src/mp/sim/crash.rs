@@ -14,6 +14,7 @@
 use std::str::FromStr;
 
 use crate::mp::metrics::Recovery;
+use crate::mp::restarts::RestartTally;
 
 use super::core::{Core, Phase};
 use super::queue::Kind;
@@ -24,8 +25,7 @@ pub(super) const CRASH_TAG: u64 = u64::MAX;
 /// Timer tags from here on report a crash to a process: the tag is this plus the crashed id.
 pub(super) const DETECT_BASE: u64 = 1 << 63;
 
-/// The messages of a restart operation (seed 003 §5.3.4): at most n − 1 of each per restart.
-pub const RECOVERY_KINDS: [&str; 5] = ["NOTIFY", "RESTART", "DONE", "START", "RESUME"];
+pub use crate::mp::restarts::RECOVERY_KINDS;
 
 /// One crash: process `p` stops at time `at`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,6 +83,9 @@ impl<M: Message> Core<M> {
     /// Queues the crash events of `crashes`.
     pub(super) fn schedule_crashes(&mut self, crashes: &[Crash]) {
         self.crash.on = !crashes.is_empty();
+        if self.crash.on {
+            self.tally.restarts = Some(RestartTally::default());
+        }
         for c in crashes {
             self.q.push(
                 c.at,
@@ -131,25 +134,17 @@ impl<M: Message> Core<M> {
         }
     }
 
-    /// The recovery figures of the run (None without crashes).
+    /// The recovery figures of the run (None without crashes), once the tally is finished:
+    /// per restart operation, and the whole run against (2n − 1) r + 5(n − 1) f.
     pub(super) fn recovery(&self) -> Option<Recovery> {
-        if !self.crash.on {
-            return None;
-        }
-        let count = |names: &[&str]| -> u64 {
-            self.tally
-                .kinds
-                .iter()
-                .filter(|k| names.contains(&k.0))
-                .map(|k| k.1)
-                .sum()
-        };
-        Some(Recovery {
-            crashes: self.crash.count,
-            recovery_messages: count(&RECOVERY_KINDS),
-            recovery_bound: 5 * (self.n as u64 - 1) * self.crash.count,
-            leave_messages: count(&["LEAVE"]),
-        })
+        let t = self.tally.restarts.as_ref().filter(|_| self.crash.on)?;
+        Some(Recovery::of(
+            t,
+            self.n,
+            self.crash.count,
+            self.tally.requests,
+            self.tally.messages,
+        ))
     }
 }
 

@@ -11,6 +11,12 @@
 //! go to the coordinator. (3) RESUME to all. Messages of an older instance are ignored; a
 //! crash during a restart starts a new one. At most 5(n − 1) messages per restart.
 //!
+//! Counting per restart operation (`mp/restarts.rs`): every recovery message already names
+//! its operation (k in RESTART, DONE, START, LEAVE, RESUME; a NOTIFY's set has size k), so
+//! nothing is added to a message; the coordinator reports when it began an operation (sent
+//! RESTART) and ended it (sent RESUME). None of the steps below sends a message of its own:
+//! the five kinds and LEAVE are the paper's.
+//!
 //! Steps §5.3 does not state (its Figs. 8–11 were lost in extraction), named `FT-n` here and
 //! in docs/message-passing.md:
 //!
@@ -34,19 +40,20 @@
 //!
 //! Each step FT-n was taken out or replaced (the test-only switch `WITHOUT`) and run over four
 //! crash schedules (the primary holder at time 0, a process inside its CS, the coordinator
-//! during its own restart, two crashes at random) × 12 seeds × 2 loads (mean NCS 10 and 200,
-//! n = 6, 30 requests each); a step is necessary when some run fails without it, a choice when
-//! none does and the variant was exercised:
+//! during its own restart: p0 0.01 after it sent RESTART for p5's crash, two crashes at
+//! random) × 12 seeds × 2 loads (mean NCS 10 and 200, n = 6, 30 requests each); a step is
+//! necessary when some run fails without it, a choice when none does and the variant was
+//! exercised:
 //!
 //! | step | removed or replaced by | what happens |
 //! |---|---|---|
-//! | FT-1 | messages of any instance taken | `ft1_without_instance_ids_a_token_of_an_aborted_instance_breaks_safety`: a token of the aborted instance arrives in the new one (38 of 96 runs fail: safety violations, a process given a second token, stalls) |
+//! | FT-1 | messages of any instance taken | `ft1_without_instance_ids_a_token_of_an_aborted_instance_breaks_safety`: a token of the aborted instance arrives in the new one (33 of 96 runs fail: safety violations, a process given a second token, stalls) |
 //! | FT-2 | A0 as written: p0 holds the new primary | `ft2_with_p0_holding_the_new_primary_a_crash_of_p0_stalls`: once p0 has crashed nobody holds the primary token (61 of 96 runs stall) |
-//! | FT-3 | the coordinator restarts on its own detection | a choice: a RESTART carries the set and a perfect detector brings every process to it; 125 restarts started before every NOTIFY came, no run failed (`ft3_restarting_without_waiting_for_the_notifies_is_a_choice`) |
-//! | FT-4 | old requests in decreasing type | a choice: each group is one type and enters only once the previous left; 35 schedules of two or more types, no run failed (`ft4_old_requests_in_decreasing_type_is_a_choice`) |
-//! | FT-5 | A4 runs before the deferred RESTART | a choice: A4 only sends messages of the aborted instance; 43 deferred RESTARTs, no run failed (`ft5_a4_before_the_deferred_restart_is_a_choice`) |
-//! | FT-6 | a request while suspended is made at once | `ft6_a_request_made_while_suspended_breaks_safety`: it meets the new primary while old requests are inside (42 of 96 runs violate safety) |
-//! | FT-7 | a repeated restart drops an unserved old request | `ft7_an_old_request_dropped_by_a_repeated_restart_is_never_served`: two close crashes, the dropped request waits for ever (10 of 96 runs stall, all of the two-crash random schedule) |
+//! | FT-3 | the coordinator restarts on its own detection | a choice: a RESTART carries the set and a perfect detector brings every process to it; 137 restarts started before every NOTIFY came, no run failed (`ft3_restarting_without_waiting_for_the_notifies_is_a_choice`) |
+//! | FT-4 | old requests in decreasing type | a choice: each group is one type and enters only once the previous left; 37 schedules of two or more types, no run failed (`ft4_old_requests_in_decreasing_type_is_a_choice`) |
+//! | FT-5 | A4 runs before the deferred RESTART | a choice: A4 only sends messages of the aborted instance; 46 deferred RESTARTs, no run failed (`ft5_a4_before_the_deferred_restart_is_a_choice`) |
+//! | FT-6 | a request while suspended is made at once | `ft6_a_request_made_while_suspended_breaks_safety`: it meets the new primary while old requests are inside (44 of 96 runs violate safety) |
+//! | FT-7 | a repeated restart drops an unserved old request | `ft7_an_old_request_dropped_by_a_repeated_restart_is_never_served`: a crash during a restart, the dropped request waits for ever (27 of 96 runs stall: 17 of the 24 where the coordinator crashes inside its own restart, 10 of the two-crash random schedule) |
 
 use std::collections::VecDeque;
 
@@ -61,6 +68,21 @@ thread_local! {
     pub(super) static WITHOUT: std::cell::Cell<u8> = const { std::cell::Cell::new(0) };
     /// Test-only: how often the left-out step would have applied.
     pub(super) static HITS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    /// Test-only mutant: the coordinator sends every RESTART twice (the second copy is
+    /// dropped as of an instance already started, so only the count changes).
+    pub(super) static RESTART_TWICE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Copies of each RESTART the coordinator sends: 1 (2 under the test-only mutant).
+#[cfg(test)]
+fn restart_copies() -> usize {
+    1 + usize::from(RESTART_TWICE.with(|m| m.get()))
+}
+
+#[cfg(not(test))]
+#[inline(always)]
+fn restart_copies() -> usize {
+    1
 }
 
 /// Step FT-`k` is left out or replaced in this run (tests only; always false otherwise).
@@ -230,9 +252,12 @@ impl TokenGme {
         ft.c_phase = 1;
         ft.c_done.iter_mut().for_each(|d| *d = false);
         ft.c_old.clear();
+        rt.observe(Observation::RestartBegun(k));
         let others: Vec<Pid> = ft.live().filter(|&j| j != me).collect();
         for j in others {
-            rt.send(j, TgMsg::Restart(k, f.clone()));
+            for _ in 0..restart_copies() {
+                rt.send(j, TgMsg::Restart(k, f.clone()));
+            }
         }
         self.on_restart(rt, me, k, f);
     }
@@ -388,6 +413,7 @@ impl TokenGme {
         let ft = self.ft.as_mut().expect("recovering");
         ft.c_phase = 3;
         let k = ft.c_inst;
+        rt.observe(Observation::RestartEnded(k));
         let others: Vec<Pid> = ft.live().filter(|&j| j != me).collect();
         for j in others {
             rt.send(j, TgMsg::Resume(k));

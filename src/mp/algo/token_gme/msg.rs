@@ -133,6 +133,18 @@ impl Message for TgMsg {
             TgMsg::Inst(_, m) => m.charge(),
         }
     }
+    fn restart_op(&self) -> Option<u64> {
+        match self {
+            // A NOTIFY asks for the restart of its set: the instance id is the set's size (FT-1).
+            TgMsg::Notify(f) => Some(f.len() as u64),
+            TgMsg::Restart(k, _)
+            | TgMsg::Done(k, _)
+            | TgMsg::Start(k, _)
+            | TgMsg::Leave(k, ..)
+            | TgMsg::Resume(k) => Some(*k),
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]
