@@ -195,7 +195,7 @@ fn bad_types_per_request_is_refused_in_one_line() {
         assert!(err.contains(says), "{extra:?}: {err}");
         assert_eq!(err.trim().lines().count(), 1, "{extra:?}: {err}");
     }
-    // mp-run has no such option.
+    // mp-run (threads, MPI) takes single-type requests: it has no such option.
     let out = lockbench()
         .args([
             "mp-run",
@@ -208,5 +208,8 @@ fn bad_types_per_request_is_refused_in_one_line() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--types-per-request"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
