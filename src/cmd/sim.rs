@@ -48,11 +48,21 @@ pub struct Args {
     /// other process detects the crash after a channel delay.
     #[arg(long, value_name = "P@T")]
     pub crash: Vec<String>,
+    /// Each request names G distinct types, drawn from the workload's group distribution
+    /// (--hot, or --mix uniform:M / hot:M:A,B), and is served by a session of any one of them
+    /// (seed 003 §5.1; token-gme, token-gme-fifo, token-gme-bounded). 1 to --m; default 1.
+    #[arg(long, default_value_t = 1, value_name = "G")]
+    pub types_per_request: usize,
 }
 
 /// `lockbench sim`.
 pub fn exec(args: &Args) -> anyhow::Result<i32> {
     if let Some(path) = &args.paper {
+        if args.types_per_request != 1 {
+            return Err(usage(
+                "--types-per-request does not apply to --paper (the suite makes single-type requests)",
+            ));
+        }
         let format = args.model.format.pick("sim", WRITES, Format::Table)?;
         let seeds = match args.seeds {
             None => 0,
@@ -69,6 +79,7 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
     if seeds == 0 || seeds > MAX_SEEDS {
         return Err(usage(format!("--seeds {seeds}: use 1 to {MAX_SEEDS}")));
     }
+    let types_per_request = types_per_request(args, &model)?;
     let opts = SimOptions {
         seeds,
         fifo: !args.non_fifo,
@@ -76,6 +87,7 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
         trace: args.trace.trace,
         jobs: args.jobs,
         crashes: crashes(args, &model)?,
+        types_per_request,
     };
     let results = batch::simulate(&model, &opts)?;
     print!("{}", output::render(&results, format));
@@ -106,3 +118,48 @@ fn crashes(args: &Args, model: &crate::mp::model::Model) -> anyhow::Result<Vec<C
 
 /// The algorithms that recover from crashes (seed 003 §5.3).
 const RECOVERS: [&str; 2] = ["token-gme", "token-gme-fifo"];
+
+/// The algorithms that take multi-type requests (seed 003 §5.1): the TokenGME family, which
+/// shares one code path.
+pub const MULTI_TYPE: [&str; 3] = ["token-gme", "token-gme-fifo", "token-gme-bounded"];
+
+/// `--types-per-request`, checked against the model.
+fn types_per_request(args: &Args, model: &crate::mp::model::Model) -> anyhow::Result<usize> {
+    let g = args.types_per_request;
+    let what = format!("--types-per-request {g}");
+    if g == 0 {
+        return Err(usage(format!("{what}: a request names at least 1 type")));
+    }
+    if g == 1 {
+        return Ok(1);
+    }
+    if g > model.m {
+        return Err(usage(format!(
+            "{what}: at most --m {} (a request names distinct types)",
+            model.m
+        )));
+    }
+    if let Some(a) = model.algos.iter().find(|a| !MULTI_TYPE.contains(&a.name)) {
+        return Err(usage(format!(
+            "{what}: {} takes single-type requests (use --algo {})",
+            a.name,
+            MULTI_TYPE.join(", ")
+        )));
+    }
+    if !args.crash.is_empty() {
+        return Err(usage(format!(
+            "{what}: crash recovery (§5.3) takes single-type requests; drop --crash"
+        )));
+    }
+    match crate::mp::workload::reachable_types(&model.mix) {
+        None => Err(usage(format!(
+            "{what}: types are drawn from --hot or --mix uniform:M / hot:M:A,B, not --mix {}",
+            model.mix
+        ))),
+        Some(r) if g > r => Err(usage(format!(
+            "{what}: --mix {} draws only {r} type(s); name at most {r}",
+            model.mix
+        ))),
+        Some(_) => Ok(g),
+    }
+}

@@ -23,6 +23,8 @@ pub struct SimOptions {
     pub jobs: usize,
     /// Processes that crash (seed 003 §5.3; empty: none).
     pub crashes: Vec<sim::Crash>,
+    /// Types each request names (seed 003 §5.1; 1: single-type requests).
+    pub types_per_request: usize,
 }
 
 /// Simulates every seed of every algorithm of `model`; the results in that order.
@@ -52,7 +54,12 @@ pub fn simulate(model: &Model, opts: &SimOptions) -> Result<Vec<MpResult>, Usage
     // A trace interleaves nothing: one simulation at a time.
     let jobs = if opts.trace { 1 } else { opts.jobs };
     Ok(super::in_parallel(&runs, jobs, |&(info, ref cfg)| {
-        crate::with_algo!(info, |make| sim::run_crashing(cfg, &opts.crashes, make))
+        crate::with_algo!(info, |make| sim::run_typed(
+            cfg,
+            &opts.crashes,
+            opts.types_per_request,
+            make
+        ))
     }))
 }
 

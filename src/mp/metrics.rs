@@ -518,6 +518,10 @@ pub struct MpResult {
     pub unnecessary_blocking_first: Option<String>,
     /// Seed 003 §5.3 (`sim --crash`; null without crashes): crashes and recovery messages.
     pub recovery: Option<Recovery>,
+    /// Seed 003 §5.1's multi-type requests (`sim --types-per-request G`, G ≥ 2; absent
+    /// otherwise): G and the two-hop property.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub multi_type: Option<crate::mp::sim::MultiType>,
     /// Per process: waits, mean and longest waiting time (the distribution behind
     /// `waiting_time_mean` / `_max`).
     pub waiting_by_process: Vec<ProcessWait>,

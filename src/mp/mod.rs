@@ -170,6 +170,12 @@ pub trait Runtime<M: Message> {
     fn set_timer(&mut self, after: f64, tag: u64);
     /// Tells the application it may now enter its critical section.
     fn enter(&mut self);
+    /// Tells the application it may now enter its critical section of type `g`, one of the
+    /// types its request named ([`Algorithm::on_request_any`]). The default: [`Runtime::enter`].
+    fn enter_as(&mut self, g: Group) {
+        let _ = g;
+        self.enter();
+    }
     /// Tells the application it has left its critical section (seed 004: may now be outside).
     fn exited(&mut self);
     /// Reports an observation to the checks; a runtime without checks ignores it.
@@ -193,6 +199,12 @@ pub trait Algorithm: Send + std::fmt::Debug {
     type Msg: Message;
     /// The process wants to enter a critical section of `group`.
     fn on_request(&mut self, rt: &mut dyn Runtime<Self::Msg>, group: Group);
+    /// The process wants to enter a critical section of any one of `types` (distinct, at
+    /// least one; seed 003 §5.1 after Manabe and Park), and says which with
+    /// [`Runtime::enter_as`]. The default serves single-type algorithms: the first type.
+    fn on_request_any(&mut self, rt: &mut dyn Runtime<Self::Msg>, types: &[Group]) {
+        self.on_request(rt, types[0]);
+    }
     /// The process wants to leave its critical section.
     fn on_exit(&mut self, rt: &mut dyn Runtime<Self::Msg>);
     /// A message from `from` arrived.

@@ -41,6 +41,22 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
             );
             code = 1;
         }
+        if let Some(t) = r
+            .multi_type
+            .as_ref()
+            .map(|x| &x.two_hop)
+            .filter(|t| t.failed())
+        {
+            eprintln!(
+                "error: {} seed {}: {} requests waited more than two message hops and {} were never served in a two-hop scenario (seed 003 §5.1), first: {}",
+                r.algo,
+                r.seed,
+                t.over_two,
+                t.unserved,
+                t.first_over.as_deref().unwrap_or("")
+            );
+            code = 1;
+        }
         if let Some(rec) = r
             .recovery
             .as_ref()
@@ -123,6 +139,38 @@ pub fn render(results: &[MpResult], format: Format) -> String {
     out.push_str(&waits(results));
     out.push_str(&lemma6(results));
     out.push_str(&recovery(results));
+    out.push_str(&multi_type(results));
+    out
+}
+
+/// Per run of multi-type requests (seed 003 §5.1): unnecessary blocking and two hops.
+fn multi_type(results: &[MpResult]) -> String {
+    let mut out = String::new();
+    for r in results {
+        let Some(x) = &r.multi_type else {
+            continue;
+        };
+        let t = &x.two_hop;
+        let hops = t.hops_max.map_or("-".into(), |h| h.to_string());
+        let two = match &t.why_not {
+            None => format!(
+                "{} requests after the first session, at most {hops} hops and {:.2} time units (2·D = {}), {} over two, {} unserved",
+                t.requests,
+                t.wait_max,
+                2.0 * t.channel_delay.unwrap_or(0.0),
+                t.over_two,
+                t.unserved
+            ),
+            Some(why) => format!("not judged ({why}; at most {hops} hops)"),
+        };
+        out.push_str(&format!(
+            "{} seed {}: {} types per request (§5.1); blocked unnecessarily after {} events; two hops: {two}\n",
+            r.algo,
+            r.seed,
+            x.types_per_request,
+            r.unnecessary_blocking.unwrap_or(0),
+        ));
+    }
     out
 }
 

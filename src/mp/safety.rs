@@ -7,6 +7,14 @@
 use super::run_config::RunConfig;
 use super::{Group, Pid, Problem};
 
+/// Seed 003 §5.1: `p` entered for type `ty`, which must be one of the types its request
+/// named (`asked`); the GME check then counts it in `ty` ([`Safety::enter`]). The violation, if
+/// not.
+pub fn not_asked(p: Pid, ty: Group, asked: &[Group]) -> Option<String> {
+    (!asked.contains(&ty))
+        .then(|| format!("p{p} entered type {ty}, which its request {asked:?} did not name"))
+}
+
 /// At most this many violations are described (all are counted).
 const DESCRIBED: usize = 5;
 

@@ -1,10 +1,49 @@
 //! Time distributions of the message-passing workloads (seed 003 §4): channel delay,
-//! inter-request (non-critical-section) time and critical-section time.
+//! inter-request (non-critical-section) time and critical-section time; and the type sets of
+//! multi-type requests (seed 003 §5.1, `sim --types-per-request G`).
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::workload::rng::Rng;
+use crate::workload::{Mix, Sampler};
+
+use super::Group;
+
+/// The types a mix can draw (those of positive probability), for the mixes multi-type
+/// requests draw from (uniform and hot); None for the others.
+pub fn reachable_types(mix: &Mix) -> Option<usize> {
+    match *mix {
+        Mix::Uniform { sessions } => Some(sessions),
+        Mix::Hot {
+            sessions,
+            hot_percent,
+            hot_share,
+        } => {
+            // The hot set as the mix's sampler makes it (`workload::mix::hot_set`).
+            let hot = ((hot_percent / 100.0 * sessions as f64).round() as usize)
+                .clamp(1, sessions.saturating_sub(1).max(1));
+            Some(
+                if hot_share > 0.0 { hot } else { 0 }
+                    + if hot_share < 100.0 { sessions - hot } else { 0 },
+            )
+        }
+        _ => None,
+    }
+}
+
+/// One request's types: `g` distinct types drawn from `sampler` (the run's type
+/// distribution), in the order drawn; a type drawn again is drawn anew. `g` = 1 is exactly
+/// one draw, as a single-type request. Needs `g` ≤ [`reachable_types`] (else it never ends).
+pub fn draw_types(sampler: &mut Sampler, g: usize, out: &mut Vec<Group>) {
+    out.clear();
+    while out.len() < g {
+        let t = sampler.next();
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
+}
 
 /// The forms a distribution can be written in.
 pub const DIST_FORMS: &str =
@@ -105,6 +144,33 @@ impl fmt::Display for Dist {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn type_sets_are_distinct_and_follow_the_mix() {
+        let mix: Mix = "hot:10:20,80".parse().unwrap();
+        assert_eq!(reachable_types(&mix), Some(10));
+        assert_eq!(reachable_types(&"hot:10:20,100".parse().unwrap()), Some(2));
+        assert_eq!(reachable_types(&"uniform:4".parse().unwrap()), Some(4));
+        assert_eq!(reachable_types(&"zipf:4:1".parse().unwrap()), None);
+        let mut s = mix.samplers(1, 7).remove(0);
+        let mut hot = 0;
+        let mut set = Vec::new();
+        for _ in 0..2000 {
+            draw_types(&mut s, 3, &mut set);
+            assert_eq!(set.len(), 3);
+            assert!(set.iter().all(|&t| t < 10));
+            assert!(set[0] != set[1] && set[1] != set[2] && set[0] != set[2]);
+            hot += usize::from(set[0] < 2);
+        }
+        // The first type is one draw of the mix: 80% hot.
+        assert!((1500..1700).contains(&hot), "{hot}");
+        // One type: one draw, as the single-type workload.
+        let (mut a, mut b) = (mix.samplers(1, 9).remove(0), mix.samplers(1, 9).remove(0));
+        for _ in 0..100 {
+            draw_types(&mut a, 1, &mut set);
+            assert_eq!(set, vec![b.next()]);
+        }
+    }
 
     #[test]
     fn parse_and_mean() {

@@ -271,48 +271,98 @@ fn section5(l: &Level) -> Vec<Spec> {
 /// The TokenGME family whose runs check §5.1.
 const SEC51_ALGOS: &str = "token-gme,token-gme-fifo,token-gme-bounded";
 
+/// §5.1's multi-type loads (G types per request, m = 5; heavy and medium) and its two-hop
+/// scenario: G = m = 3 (every request names every type, so none ever conflicts with a
+/// session) with a constant channel delay, heavy and medium.
+const SEC51_MULTI: [&str; 5] = [
+    "--m 5 --ncs const:0 --cd exp:10 --types-per-request 2",
+    "--m 5 --ncs exp:50 --cd exp:10 --types-per-request 2",
+    "--m 5 --ncs exp:50 --cd exp:10 --types-per-request 4",
+    "--m 3 --ncs const:0 --cd const:10 --types-per-request 3",
+    "--m 3 --ncs exp:50 --cd const:10 --types-per-request 3",
+];
+
 /// §5.1: the simulator counts, after every event, the states in which the primary holder keeps
-/// a request of its token's type queued with no conflicting request queued.
+/// a request compatible with its token's type queued with no conflicting request queued
+/// (single-type and multi-type requests), and judges the two-hop property on the two-hop
+/// scenario (`sim::TwoHop`).
 fn sec51(l: &Level) -> Spec {
-    let loads = [HEAVY_CONST, HEAVY_EXP, LIGHT_EXP, MEDIUM_EXP]
+    let loads = [HEAVY_EXP, MEDIUM_EXP]
         .iter()
+        .chain(SEC51_MULTI.iter())
         .map(|load| sim_algo(l, SEC51_ALGOS, 10, load))
         .collect();
     Spec::new(
         "003/sec5.1",
         "§5.1",
-        "freedom from unnecessary blocking: a compatible request gets a secondary token unless a conflicting one is queued",
-        "holds (argued)",
+        "multi-type requests: no unnecessary blocking, and every request enters within two message hops when none conflicts",
+        "holds (argued); two hops",
         loads,
         |o| {
             let r = runs(o);
             if let Some(x) = r.iter().find(|x| x["unnecessary_blocking"].is_null()) {
                 return Err(format!("{} reported no §5.1 check", x["algo"]));
             }
+            let desc = |x: &Value| {
+                format!(
+                    "{} seed {} (G {}, cd {}, ncs {})",
+                    x["algo"].as_str().unwrap_or(""),
+                    num(x, "seed"),
+                    num(&x["multi_type"], "types_per_request").max(1.0),
+                    x["delay"].as_str().unwrap_or(""),
+                    x["ncs"].as_str().unwrap_or("")
+                )
+            };
             let events: f64 = r.iter().map(|x| num(x, "unnecessary_blocking")).sum();
-            let bad: Vec<String> = r
+            let mut bad: Vec<String> = r
                 .iter()
                 .filter(|x| num(x, "unnecessary_blocking") > 0.0)
                 .map(|x| {
                     format!(
-                        "{} seed {} (cd {}, ncs {}): {}",
-                        x["algo"].as_str().unwrap_or(""),
-                        num(x, "seed"),
-                        x["delay"].as_str().unwrap_or(""),
-                        x["ncs"].as_str().unwrap_or(""),
+                        "blocked unnecessarily: {}: {}",
+                        desc(x),
                         x["unnecessary_blocking_first"].as_str().unwrap_or("")
                     )
                 })
                 .collect();
+            let multi = r.iter().filter(|x| !x["multi_type"].is_null()).count();
+            let two: Vec<&Value> = r
+                .iter()
+                .map(|x| &x["multi_type"]["two_hop"])
+                .filter(|t| t["judged"].as_bool() == Some(true))
+                .collect();
+            if multi == 0 || two.is_empty() {
+                return Err("no run made multi-type requests in a judged two-hop scenario".into());
+            }
+            for x in &r {
+                let t = &x["multi_type"]["two_hop"];
+                if t["judged"].as_bool() == Some(true)
+                    && (num(t, "over_two") > 0.0 || num(t, "unserved") > 0.0)
+                {
+                    bad.push(format!(
+                        "over two hops: {}: {} over, {} unserved, first {}",
+                        desc(x),
+                        num(t, "over_two"),
+                        num(t, "unserved"),
+                        t["first_over"].as_str().unwrap_or("-")
+                    ));
+                }
+            }
+            let requests: f64 = two.iter().map(|t| num(t, "requests")).sum();
+            let hops = two.iter().map(|t| num(t, "hops_max")).fold(0.0, f64::max);
+            let wait = two.iter().map(|t| num(t, "wait_max")).fold(0.0, f64::max);
             let mut j = Judged::check(
-                format!("{events} events with a request blocked unnecessarily"),
+                format!(
+                    "{events} events with a request blocked unnecessarily (G = 1, 2, 4); two-hop scenario: {requests} requests, at most {hops} hops and {wait:.2} time units (2·D = 20)"
+                ),
                 seeds_effort(o),
                 bad.is_empty(),
-                || format!("blocked unnecessarily: {}", bad.join("; ")),
+                || bad.join("; "),
             );
             j.effort = format!(
-                "{}; checked after every event, single-type requests (§5.1's multi-type requests are not built); a variant that never issues secondaries is caught (cargo test blocking)",
-                j.effort
+                "{}; {multi} multi-type runs; blocking checked after every event; two hops judged on {} runs where every request names every type, with a constant channel delay; a holder reading only the first type of a set is caught by both (cargo test multi_tests)",
+                j.effort,
+                two.len()
             );
             Ok(j)
         },

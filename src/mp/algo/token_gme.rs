@@ -28,9 +28,10 @@
 //!   passively ([`Algorithm::passive`]): the simulator may apply them late, in a batch, with
 //!   the same outcome. A simulation decision, not a rule of the algorithm.
 //!
-//! Section 5: [`bounded`] (§5.2, bounded sequence numbers), [`blocking`] (§5.1, freedom from
-//! unnecessary blocking as a property the simulator checks after every event) and [`ft`]
-//! (§5.3, crash recovery by restarting the algorithm, rules FT-1…FT-7).
+//! Section 5: [`multi`] (§5.1, multi-type requests, rules MT-1…MT-7), [`blocking`] (§5.1,
+//! freedom from unnecessary blocking as a property the simulator checks after every event),
+//! [`bounded`] (§5.2, bounded sequence numbers) and [`ft`] (§5.3, crash recovery by
+//! restarting the algorithm, rules FT-1…FT-7).
 
 use std::collections::VecDeque;
 
@@ -42,6 +43,9 @@ mod ft_tests;
 #[cfg(test)]
 mod lockstep;
 mod msg;
+mod multi;
+#[cfg(test)]
+mod multi_tests;
 use bounded::Bounded;
 pub use msg::{Queued, TgMsg, Token};
 
@@ -73,8 +77,15 @@ pub struct TokenGme {
     no_of_release: u64,
     /// Boxed, as it arrives: the process's state stays small (a passive receipt reads it).
     token: Option<Box<Token>>,
-    /// Type of the outstanding request, if any.
+    /// Type of the outstanding request, if any (the first of its set, §5.1).
     want: Option<Group>,
+    /// §5.1 (MT-1): the further types of the outstanding request (empty: one type).
+    want_also: Vec<Group>,
+    /// §5.1 (MT-1): the further types of request_i[j], once a multi-type REQUEST came.
+    also: multi::Also,
+    /// The deliberately broken variant that checks the §5.1 checkers: A2 reads only the
+    /// first type of a set.
+    first_type_only: bool,
     inside: bool,
     /// Secondary holder: a pending request of another type is known (set on receipt of the
     /// token by one scan, then by each REQUEST, so an event costs O(1) rather than O(n)).
@@ -117,6 +128,9 @@ impl TokenGme {
                 })
             }),
             want: None,
+            want_also: Vec::new(),
+            also: None,
+            first_type_only: false,
             inside: false,
             conflict: false,
             queued: vec![false; s.n],
@@ -185,11 +199,14 @@ impl TokenGme {
 
     /// Enter if holding a safe token of the wanted type; then release or pass if idle.
     fn progress(&mut self, rt: &mut dyn Runtime<TgMsg>) {
-        if let (Some(t), Some(w)) = (self.token.as_ref(), self.want) {
-            if t.ty == w && !self.inside && self.safe(t) {
+        if let Some(t) = self.token.as_ref() {
+            // MT-2: for the token's type, if the request names it.
+            if self.wants(t.ty) && !self.inside && self.safe(t) {
+                let ty = t.ty;
                 self.want = None;
+                self.want_also.clear();
                 self.inside = true;
-                rt.enter();
+                rt.enter_as(ty);
                 self.after_entry(rt);
                 return;
             }
@@ -200,8 +217,8 @@ impl TokenGme {
         let Some(t) = self.token.as_ref() else {
             return;
         };
-        // Waiting to use an unsafe token of the wanted type: busy.
-        if self.want == Some(t.ty) {
+        // Waiting to use an unsafe token of a wanted type: busy.
+        if self.wants(t.ty) {
             return;
         }
         if t.primary {
@@ -212,7 +229,7 @@ impl TokenGme {
             // TG-9 (the flag kept by token receipt and each REQUEST: O(1) per event).
             debug_assert_eq!(
                 self.conflict,
-                (0..self.request.len()).any(|k| self.pending(t, k) && self.req(k).1 != t.ty)
+                (0..self.request.len()).any(|k| self.pending(t, k) && !self.compatible(k, t.ty))
             );
             if self.conflict {
                 let s = t.session;
@@ -234,9 +251,11 @@ impl TokenGme {
         if !t.primary || self.queued[j] || !self.newer(t, j, num) {
             return;
         }
-        let t = self.token.as_mut().expect("just seen");
+        // §5.1: compatible (MT-3), unless a conflicting request is queued (TG-3).
+        let compatible = self.admits(j, t.ty);
         let conflict_queued = self.queued_conflicts > 0;
-        if ty == t.ty && !conflict_queued && j != self.me && self.admit {
+        if compatible && !conflict_queued && j != self.me && self.admit {
+            let t = self.token.as_mut().expect("just seen");
             // Issue a secondary (TG-3 checked above).
             Self::fulfil(self.bounded.as_deref(), t, j, num);
             t.no_of_tokens_issued += 1;
@@ -254,14 +273,12 @@ impl TokenGme {
             };
             self.outbox.push((j, sec));
         } else {
-            t.queue.push_back(Queued {
-                pid: j,
-                num,
-                ty,
-                age: 0,
-            });
+            // MT-4: with its set.
+            let also = self.also_of(j);
+            let t = self.token.as_mut().expect("just seen");
+            t.queue.push_back(multi::queued(j, num, ty, also));
             self.queued[j] = true;
-            if ty != t.ty {
+            if !compatible {
                 self.queued_conflicts += 1;
             }
         }
@@ -270,30 +287,11 @@ impl TokenGme {
     /// A6: start the next session.
     fn a6(&mut self, rt: &mut dyn Runtime<TgMsg>) {
         let mut t = self.token.take().expect("primary held");
-        let chosen = match self.selection {
-            Selection::Fifo => t.queue[0].ty,
-            Selection::Priority => {
-                // (priority, -(first position)) maximal; TG-6.
-                let mut best: Option<(u64, usize, Group)> = None;
-                for (pos, q) in t.queue.iter().enumerate() {
-                    if t.queue.iter().take(pos).any(|p| p.ty == q.ty) {
-                        continue;
-                    }
-                    let prio: u64 = t
-                        .queue
-                        .iter()
-                        .filter(|p| p.ty == q.ty)
-                        .map(|p| 1 + p.age)
-                        .sum();
-                    if best.is_none_or(|(bp, _, _)| prio > bp) {
-                        best = Some((prio, pos, q.ty));
-                    }
-                }
-                best.expect("queue not empty").2
-            }
-        };
+        // Subsets by type, priority (TG-6, MT-5) or FIFO (MT-6).
+        let chosen = self.choose(&t);
+        // MT-7: every request naming the chosen type.
         let (members, rest): (Vec<Queued>, Vec<Queued>) =
-            t.queue.drain(..).partition(|q| q.ty == chosen);
+            t.queue.drain(..).partition(|q| q.has(chosen));
         for q in &members {
             Self::fulfil(self.bounded.as_deref(), &mut t, q.pid, q.num);
             // The age is the number of sessions started since it was queued.
@@ -346,23 +344,34 @@ impl TokenGme {
         }
     }
 
-    /// A1.
+    /// A1, for `group` and the further types in `want_also` (§5.1, MT-1).
     fn a1(&mut self, rt: &mut dyn Runtime<TgMsg>, group: Group) {
         self.want = Some(group);
-        if self.token.as_ref().is_some_and(|t| t.ty == group) {
+        // MT-2: holding a token of a type the request names.
+        if self.token.as_ref().is_some_and(|t| self.wants(t.ty)) {
             self.progress(rt);
             return;
         }
         let num = self.req(self.me).0 + 1;
         self.numbered(num);
-        rt.broadcast(TgMsg::Request(num, group));
-        // TG-8: the copy to oneself (TG-2 for a primary holder).
-        self.on_request_msg(rt, self.me, num, group);
+        rt.broadcast(self.request_msg(num, group));
+        // TG-8: the copy to oneself (TG-2 for a primary holder; MT-3).
+        let also = self.want_also.clone();
+        self.on_request_msg(rt, self.me, num, group, &also);
     }
 
-    /// A REQUEST (from another process, or this process's own copy: TG-8).
-    fn on_request_msg(&mut self, rt: &mut dyn Runtime<TgMsg>, j: Pid, num: u64, ty: Group) {
+    /// A REQUEST (from another process, or this process's own copy: TG-8) for `ty` and the
+    /// further types `also` (§5.1).
+    fn on_request_msg(
+        &mut self,
+        rt: &mut dyn Runtime<TgMsg>,
+        j: Pid,
+        num: u64,
+        ty: Group,
+        also: &[Group],
+    ) {
         if num > self.req(j).0 {
+            self.record_also(j, also);
             self.request[j] = (
                 u32::try_from(num).expect("request numbers fit 32 bits"),
                 if ty == BOTTOM {
@@ -375,7 +384,7 @@ impl TokenGme {
         // Bounded variant: after recording, so a reset it completes is not undone.
         self.count_request(rt, j);
         if let Some(t) = self.token.as_ref() {
-            if !t.primary && self.pending(t, j) && self.req(j).1 != t.ty {
+            if !t.primary && self.pending(t, j) && !self.compatible(j, t.ty) {
                 self.conflict = true;
             }
         }
@@ -400,7 +409,10 @@ impl Algorithm for TokenGme {
         // TGB-6: none in the bounded variant.
         self.bounded.is_none()
             && self.token.is_none()
-            && matches!(msg, TgMsg::Request(..) | TgMsg::Release(_))
+            && matches!(
+                msg,
+                TgMsg::Request(..) | TgMsg::RequestAny(..) | TgMsg::Release(_)
+            )
     }
 
     /// Bounded variant: §5.2.3's domains (none for the unbounded one).
@@ -431,6 +443,14 @@ impl Algorithm for TokenGme {
         });
     }
 
+    /// A1 for a request of any of `types` (§5.1, MT-1), held back as a single type's is (the
+    /// further types wait in `want_also`).
+    fn on_request_any(&mut self, rt: &mut dyn Runtime<TgMsg>, types: &[Group]) {
+        self.want_also.clear();
+        self.want_also.extend_from_slice(&types[1..]);
+        self.on_request(rt, types[0]);
+    }
+
     /// A4 (or the end of an old request's critical section, or a deferred RESTART, §5.3).
     fn on_exit(&mut self, rt: &mut dyn Runtime<TgMsg>) {
         if self.exit_in_recovery(rt) {
@@ -454,7 +474,10 @@ impl TokenGme {
     /// A message of the algorithm (of the current instance, §5.3).
     fn on_algo_message(&mut self, rt: &mut dyn Runtime<TgMsg>, from: Pid, msg: TgMsg) {
         match msg {
-            TgMsg::Request(num, ty) => self.on_request_msg(rt, from, num, ty),
+            TgMsg::Request(num, ty) => self.on_request_msg(rt, from, num, ty, &[]),
+            TgMsg::RequestAny(num, types) => {
+                self.on_request_msg(rt, from, num, types[0], &types[1..])
+            }
             // A3.
             TgMsg::Token(t) => {
                 debug_assert!(self.token.is_none(), "p{} got a second token", self.me);
@@ -464,11 +487,11 @@ impl TokenGme {
                     for q in &t.queue {
                         self.queued[q.pid] = true;
                     }
-                    self.queued_conflicts = t.queue.iter().filter(|q| q.ty != t.ty).count();
+                    self.queued_conflicts = t.queue.iter().filter(|q| !q.has(t.ty)).count();
                 }
                 self.conflict = !primary
                     && (0..self.request.len())
-                        .any(|k| self.newer(&t, k, self.req(k).0) && self.req(k).1 != t.ty);
+                        .any(|k| self.newer(&t, k, self.req(k).0) && !self.compatible(k, t.ty));
                 self.token = Some(t);
                 if primary {
                     // TG-4.

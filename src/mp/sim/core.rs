@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use super::deferred::Deferred;
 use super::down::Crashes;
-use super::hops::{Hops, HOPS_MAX_N};
+use super::hops::{Hops, TwoHopTracker, HOPS_MAX_N};
 use super::queue::{Kind, Queue};
 use crate::mp::metrics::Tally;
 use crate::mp::run_config::RunConfig;
@@ -69,6 +69,11 @@ pub(super) struct Core<M> {
     pub(super) crash: Crashes,
     /// Seed 003 §5.1: events after which a request waited unnecessarily, and the first.
     pub(super) blocking: (u64, Option<String>),
+    /// Seed 003 §5.1: types per request (1: single-type requests), each process's current
+    /// set (G ≥ 2) and the two-hop property's measure (G ≥ 2).
+    pub(super) types_per_request: usize,
+    pub(super) want_types: Vec<Vec<Group>>,
+    pub(super) two_hop: Option<TwoHopTracker>,
 }
 
 impl<M: Message> Core<M> {
@@ -111,7 +116,34 @@ impl<M: Message> Core<M> {
             hops: Hops::new(n),
             crash: Crashes::new(n, run.seed),
             blocking: (0, None),
+            types_per_request: 1,
+            want_types: Vec::new(),
+            two_hop: None,
         }
+    }
+
+    /// Requests name `g` types each (seed 003 §5.1; 1: single-type requests).
+    pub(super) fn set_types_per_request(&mut self, g: usize) {
+        self.types_per_request = g;
+        if g > 1 {
+            self.want_types = vec![Vec::with_capacity(g); self.n];
+            let d = self.delay.is_constant().then(|| self.delay.mean());
+            self.two_hop = Some(TwoHopTracker::new(self.n, d));
+        }
+    }
+
+    /// `p`'s next request: its group (G = 1), or its set of G types drawn into
+    /// `want_types[p]` and its first type.
+    pub(super) fn draw_request(&mut self, p: Pid) -> Group {
+        if self.types_per_request == 1 {
+            return self.samplers[p].next();
+        }
+        let set = &mut self.want_types[p];
+        crate::mp::workload::draw_types(&mut self.samplers[p], self.types_per_request, set);
+        if let Some(t) = self.two_hop.as_mut() {
+            t.request(p, set);
+        }
+        set[0]
     }
 
     /// `p` starts waiting: `phase` says to enter (in which group) or to leave.
@@ -181,6 +213,24 @@ impl<M: Message> Core<M> {
         self.q.push(self.now + d, Kind::Leave { p });
     }
 
+    /// `p` enters for type `ty`, one of its request's (see [`Core::enter`]).
+    pub(super) fn enter_as(&mut self, p: Pid, ty: Group) {
+        let Phase::Waiting(since, g) = self.phase[p] else {
+            self.enter(p);
+            return;
+        };
+        let asked: &[Group] = if self.types_per_request > 1 {
+            &self.want_types[p]
+        } else {
+            &[g]
+        };
+        if let Some(v) = crate::mp::safety::not_asked(p, ty, asked) {
+            self.violation(v);
+        }
+        self.phase[p] = Phase::Waiting(since, ty);
+        self.enter(p);
+    }
+
     pub(super) fn enter(&mut self, p: Pid) {
         if self.trace {
             let h = if self.hops.on {
@@ -202,6 +252,10 @@ impl<M: Message> Core<M> {
         self.tally.wait(p, self.now - since);
         self.tally.entered(p);
         self.record_wait_hops(p);
+        if let Some(t) = self.two_hop.as_mut() {
+            let h = self.hops.on.then(|| self.hops.depth(p, p));
+            t.entry(p, g, h, self.now - since, self.now);
+        }
         if let Some(t0) = self.empty_since.take() {
             self.tally.sync(self.now - t0);
             if self.hops.on {

@@ -133,11 +133,17 @@ impl<M: Message, A: Algorithm<Msg = M>> Runtime<M> for Ctx<'_, M, A> {
     fn enter(&mut self) {
         self.core.enter(self.me);
     }
+    fn enter_as(&mut self, g: crate::mp::Group) {
+        self.core.enter_as(self.me, g);
+    }
     fn exited(&mut self) {
         self.core.exited(self.me);
     }
     fn observe(&mut self, obs: Observation) {
         self.core.tally.observe(self.me, self.core.now, obs);
+        if let (Observation::SessionStarted, Some(t)) = (obs, self.core.two_hop.as_mut()) {
+            t.session_started();
+        }
         if let Observation::SessionsWaited(s) = obs {
             let m = self.core.sessions_waited_max.get_or_insert(0);
             *m = (*m).max(s);

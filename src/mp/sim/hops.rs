@@ -1,9 +1,12 @@
 //! Causal hop counts of the simulator (up to [`HOPS_MAX_N`] processes): how many message
 //! hops the longest causal chain from a request (or from the exit that emptied the system)
 //! to its entry has. Each message carries its sender's depths; its receiver keeps the
-//! deeper of its own and the message's, one hop further.
+//! deeper of its own and the message's, one hop further. And seed 003 §5.1's two-hop
+//! property of multi-type requests, measured with those depths ([`TwoHop`]).
 
-use crate::mp::Pid;
+use serde::Serialize;
+
+use crate::mp::{Group, Pid};
 
 /// Hops are tracked (O(n) per message) up to this many processes.
 pub const HOPS_MAX_N: usize = 64;
@@ -84,5 +87,203 @@ impl Hops {
                 }
             }
         }
+    }
+}
+
+/// Seed 003 §5.1's two-hop property, measured on a run of multi-type requests: "if all
+/// pending requests in the system are compatible with the type of the current session in
+/// progress and no conflicting request is ever generated, then all requesting processes enter
+/// their critical sections within two message hops (of making the request)".
+///
+/// The run is a *two-hop scenario* when the type of its first session (the type of its first
+/// entry) is in every request's set: then no request conflicts with it, the session never
+/// ends (TokenGME starts a session only for a queued conflicting request), and the premise
+/// holds from the moment the first session starts. The requests made from then on are in
+/// scope. Each one's wait is measured twice: in hops (the longest causal chain, [`Hops`], up
+/// to n = [`HOPS_MAX_N`]) and in time. With a constant channel delay D, "within two hops"
+/// is exactly "entered at most 2·D after asking" (a message takes D; a longer chain, or a
+/// wait for something else, such as another process's critical section, takes longer), and
+/// the property is judged so: a request in scope fails when it waits more than two hops or
+/// more than 2·D, or is never served. Under random delays neither measure is exact (the
+/// longest chain also counts a chain through a third process's later REQUEST that the entry
+/// did not wait for), so the figures are reported and not judged.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct TwoHop {
+    /// Whether the run is a two-hop scenario.
+    pub scenario: bool,
+    /// Whether the property was judged (a scenario with a constant channel delay).
+    pub judged: bool,
+    /// Why not, if not.
+    pub why_not: Option<String>,
+    /// Requests in scope (made once the first session had started) that entered.
+    pub requests: u64,
+    /// The most hops one of them waited (null: hops not tracked).
+    pub hops_max: Option<u64>,
+    /// The longest wait of one of them, in time units.
+    pub wait_max: f64,
+    /// The constant channel delay D, if constant.
+    pub channel_delay: Option<f64>,
+    /// Requests in scope that waited more than two hops (or, with a constant delay, more
+    /// than 2·D).
+    pub over_two: u64,
+    /// Requests in scope not served when the run ended.
+    pub unserved: u64,
+    /// The first request over two hops, described.
+    pub first_over: Option<String>,
+}
+
+impl TwoHop {
+    /// Whether the property was judged and failed.
+    pub fn failed(&self) -> bool {
+        self.judged && (self.over_two > 0 || self.unserved > 0)
+    }
+}
+
+/// Seed 003 §5.1 on a run of multi-type requests (`sim --types-per-request G`, G ≥ 2).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct MultiType {
+    /// G, the types each request names.
+    pub types_per_request: usize,
+    /// The two-hop property.
+    pub two_hop: TwoHop,
+}
+
+/// What the simulator keeps to measure [`TwoHop`] as the run goes.
+#[derive(Debug)]
+pub(super) struct TwoHopTracker {
+    /// The types every request so far named (None before the first request).
+    common: Option<Vec<Group>>,
+    /// The type of the first entry: the first session's.
+    first_type: Option<Group>,
+    /// Whether a session has started.
+    session_started: bool,
+    /// Per process: whether its current request was made once a session had started.
+    in_scope: Vec<bool>,
+    figures: TwoHop,
+}
+
+impl TwoHopTracker {
+    /// For `n` processes; `channel_delay`: D if every message takes D.
+    pub(super) fn new(n: usize, channel_delay: Option<f64>) -> Self {
+        TwoHopTracker {
+            common: None,
+            first_type: None,
+            session_started: false,
+            in_scope: vec![false; n],
+            figures: TwoHop {
+                channel_delay,
+                ..TwoHop::default()
+            },
+        }
+    }
+
+    /// `p` made a request naming `types`.
+    pub(super) fn request(&mut self, p: Pid, types: &[Group]) {
+        match self.common.as_mut() {
+            None => self.common = Some(types.to_vec()),
+            Some(c) => c.retain(|t| types.contains(t)),
+        }
+        self.in_scope[p] = self.session_started;
+    }
+
+    /// A session started (TokenGME's observation).
+    pub(super) fn session_started(&mut self) {
+        self.session_started = true;
+    }
+
+    /// `p` entered type `ty` at `now` after waiting `wait` time units and `hops` hops
+    /// (None: not tracked).
+    pub(super) fn entry(&mut self, p: Pid, ty: Group, hops: Option<u64>, wait: f64, now: f64) {
+        self.first_type.get_or_insert(ty);
+        if !std::mem::take(&mut self.in_scope[p]) {
+            return;
+        }
+        let f = &mut self.figures;
+        f.requests += 1;
+        f.wait_max = f.wait_max.max(wait);
+        if let Some(h) = hops {
+            f.hops_max = Some(f.hops_max.unwrap_or(0).max(h));
+        }
+        // Two delays, and rounding of the clock's sums.
+        let late = f
+            .channel_delay
+            .is_some_and(|d| wait > 2.0 * d + 1e-9 * (1.0 + now.abs()));
+        if hops.is_some_and(|h| h > 2) || late {
+            f.over_two += 1;
+            f.first_over.get_or_insert_with(|| {
+                let d = f.channel_delay.map_or(String::new(), |d| format!(" (D = {d})"));
+                let h = hops.map_or("-".into(), |h| h.to_string());
+                format!("t={now:.3}: p{p} entered type {ty} after {h} message hops, waiting {wait:.3}{d}")
+            });
+        }
+    }
+
+    /// The figures at the end of the run.
+    pub(super) fn finish(self) -> TwoHop {
+        let mut f = self.figures;
+        f.unserved = self.in_scope.iter().filter(|&&w| w).count() as u64;
+        f.scenario = matches!(
+            (self.first_type, self.common.as_ref()),
+            (Some(t), Some(c)) if c.contains(&t)
+        );
+        f.why_not = if !f.scenario {
+            Some(
+                "not a two-hop scenario: the first session's type is not in every request's set"
+                    .into(),
+            )
+        } else if f.channel_delay.is_none() {
+            Some("random channel delays: neither hops nor time measure it exactly (use a constant --cd)".into())
+        } else {
+            None
+        };
+        f.judged = f.why_not.is_none();
+        f
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn two_hop_is_judged_only_on_a_scenario_with_a_constant_delay() {
+        // Every request names type 1, the first session is of type 1: a scenario.
+        let mut t = TwoHopTracker::new(4, Some(10.0));
+        t.request(0, &[1, 2]);
+        t.session_started();
+        t.request(1, &[0, 1]);
+        t.request(2, &[1, 3]);
+        t.request(3, &[1]);
+        t.entry(0, 1, Some(2), 50.0, 50.0);
+        t.entry(1, 1, Some(3), 30.0, 60.0);
+        t.entry(2, 1, Some(2), 25.0, 70.0);
+        let f = t.finish();
+        assert!(f.scenario && f.judged && f.failed(), "{f:?}");
+        // p0's request came before the session: out of scope; p1 took 3 hops, p2 2.5 D;
+        // p3 was never served.
+        assert_eq!((f.requests, f.over_two, f.unserved), (2, 2, 1));
+        assert_eq!((f.hops_max, f.wait_max), (Some(3), 30.0));
+        assert!(f.first_over.unwrap().contains("p1 entered type 1 after 3"));
+        // Exactly 2·D, 2 hops: within.
+        let mut t = TwoHopTracker::new(1, Some(10.0));
+        t.session_started();
+        t.request(0, &[0, 1]);
+        t.entry(0, 0, Some(2), 20.0, 1e6);
+        assert!(!t.finish().failed());
+        // A request without the first session's type: not a scenario, never judged.
+        let mut t = TwoHopTracker::new(2, Some(10.0));
+        t.session_started();
+        t.request(0, &[1, 2]);
+        t.entry(0, 2, Some(5), 99.0, 1.0);
+        t.request(1, &[0, 1]);
+        let f = t.finish();
+        assert!(!f.scenario && !f.judged && !f.failed());
+        // Random delays: measured, not judged.
+        let mut t = TwoHopTracker::new(1, None);
+        t.session_started();
+        t.request(0, &[0]);
+        t.entry(0, 0, Some(4), 9.0, 1.0);
+        let f = t.finish();
+        assert!(f.scenario && !f.judged && !f.failed() && f.over_two == 1);
     }
 }

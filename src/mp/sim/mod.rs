@@ -31,7 +31,7 @@ use super::run_config::RunConfig;
 use super::{Algorithm, Pid, Problem};
 
 pub use self::crash::{check_crashes, Crash, RECOVERY_KINDS};
-pub use self::hops::HOPS_MAX_N;
+pub use self::hops::{MultiType, TwoHop, HOPS_MAX_N};
 pub use crate::mp::metrics::Recovery;
 
 /// A simulated run: the run, and what only the simulator has.
@@ -58,7 +58,18 @@ pub fn run_crashing<A: Algorithm>(
     crashes: &[Crash],
     make: impl Fn(Pid, &Setup) -> A,
 ) -> MpResult {
-    run_inner(cfg, make, true, true, None, crashes)
+    run_inner(cfg, make, true, true, None, crashes, 1)
+}
+
+/// [`run_crashing`] with requests naming `types` types each (seed 003 §5.1, multi-type
+/// requests; 1 is [`run_crashing`]).
+pub fn run_typed<A: Algorithm>(
+    cfg: &SimConfig,
+    crashes: &[Crash],
+    types: usize,
+    make: impl Fn(Pid, &Setup) -> A,
+) -> MpResult {
+    run_inner(cfg, make, true, true, None, crashes, types)
 }
 
 /// [`run`], also giving every entry as (process, time) in the order they happened: two
@@ -68,7 +79,7 @@ pub fn run_logged<A: Algorithm>(
     make: impl Fn(Pid, &Setup) -> A,
 ) -> (MpResult, Vec<(Pid, f64)>) {
     let mut log = Vec::new();
-    let r = run_inner(cfg, make, true, true, Some(&mut log), &[]);
+    let r = run_inner(cfg, make, true, true, Some(&mut log), &[], 1);
     (r, log)
 }
 
@@ -81,11 +92,11 @@ fn run_with<A: Algorithm>(
     defer: bool,
     cast: bool,
 ) -> MpResult {
-    run_inner(cfg, make, defer, cast, None, &[])
+    run_inner(cfg, make, defer, cast, None, &[], 1)
 }
 
 /// [`run_with`], filling `log` with the entries if given, crashing processes as `crashes`
-/// says.
+/// says, each request naming `types` types.
 fn run_inner<A: Algorithm>(
     cfg: &SimConfig,
     make: impl Fn(Pid, &Setup) -> A,
@@ -93,12 +104,14 @@ fn run_inner<A: Algorithm>(
     cast: bool,
     log: Option<&mut Vec<(Pid, f64)>>,
     crashes: &[Crash],
+    types: usize,
 ) -> MpResult {
     let wall = Instant::now();
     let s = &cfg.run.setup;
     let mut procs: Vec<A> = (0..s.n).map(|p| make(p, s)).collect();
     let mut core: Core<A::Msg> = Core::new(&cfg.run, cfg.fifo, cfg.trace, cast);
     core.tally.paths = cfg.run.path_tally();
+    core.set_types_per_request(types);
     core.schedule_crashes(crashes);
     start(&mut core, &procs);
     // Deferred receipts (see below) where hops are not tracked, nothing is traced and
@@ -224,7 +237,7 @@ fn before_handler<M: crate::mp::Message>(core: &mut Core<M>, kind: &Kind<M>) {
         Kind::Timer { .. } => {}
         Kind::Want { p } => {
             let p = *p;
-            let g = core.samplers[p].next();
+            let g = core.draw_request(p);
             core.start_wait(p, Phase::Waiting(core.now, g));
         }
         Kind::Leave { p } => {
@@ -266,7 +279,12 @@ fn handle<A: Algorithm>(core: &mut Core<A::Msg>, procs: &mut [A], p: Pid, kind: 
             let Phase::Waiting(_, g) = rt.core.phase[p] else {
                 unreachable!("just set")
             };
-            proc_.on_request(rt, g);
+            if rt.core.types_per_request > 1 {
+                let set = rt.core.want_types[p].clone();
+                proc_.on_request_any(rt, &set);
+            } else {
+                proc_.on_request(rt, g);
+            }
         }
         Kind::Leave { .. } => proc_.on_exit(rt),
     }
@@ -308,6 +326,12 @@ where
         r.unnecessary_blocking_first = core.blocking.1.take();
     }
     r.recovery = core.recovery();
+    if let Some(t) = core.two_hop.take() {
+        r.multi_type = Some(MultiType {
+            types_per_request: core.types_per_request,
+            two_hop: t.finish(),
+        });
+    }
     r.figures(&core.tally, core.now, !run.local());
     r
 }

@@ -5,20 +5,22 @@
 //! unless there is a conflicting request already present in the primary token queue", and the
 //! property that follows: if every pending request is compatible with the current session's
 //! type and no conflicting request is generated, every requester enters within two message
-//! hops. (§5.1 also lets a request name several types, after Manabe and Park; the runtimes
-//! here make single-type requests, the case `types(r) = {type(r)}` of §5.1, so compatible
-//! means "of the token's type".)
+//! hops (measured by the simulator, `sim::TwoHop`). A request names a set of types, types(r)
+//! (after Manabe and Park; [`super::multi`]); it is compatible with `t` when t ∈ types(r). A
+//! single-type request is the case types(r) = {type(r)}.
 //!
 //! **Definition (checked).** A request is *blocked unnecessarily* when the process holding the
-//! primary token of type `t` keeps in its queue a request of type `t` while its queue holds no
-//! request of another type. Under §5.1's rule such a request gets a secondary token at once
+//! primary token of type `t` keeps in its queue a request compatible with `t` while its queue
+//! holds no request conflicting with `t`. Under §5.1's rule such a request gets a secondary token at once
 //! (its holder then enters as soon as the token is safe, as every session's members do), so
 //! queueing it delays it by at least a whole session for no conflict. Waiting for a
 //! token to become safe (condition (1) ∨ (2)) is not blocking: a previous session is still
 //! inside. A request the primary holder has not heard of yet is in transit, not blocked.
 //!
 //! The state can only arise at the primary holder and only its events change it, so looking
-//! after every event of the process that ran is looking after every event.
+//! after every event of the process that ran is looking after every event. The check reads
+//! each queued request's set in the token ([`super::Queued::has`]), not the holder's own
+//! count of queued conflicts, so a holder that misreads sets is caught.
 
 use super::TokenGme;
 
@@ -26,19 +28,20 @@ impl TokenGme {
     /// The request blocked unnecessarily here (see the module), described.
     pub(super) fn blocked_request(&self) -> Option<String> {
         let t = self.token.as_ref()?;
-        if !t.primary || self.queued_conflicts > 0 {
+        if !t.primary || t.queue.iter().any(|q| !q.has(t.ty)) {
             return None;
         }
-        // No conflicting request queued: every queued request is of the token's type.
+        // No conflicting request queued: every queued request is compatible.
         let q = t.queue.front()?;
         Some(format!(
             "p{} holds the primary token of type {} (session {}) with no conflicting request \
-             queued, yet p{}'s request {} of that type waits in its queue ({} queued)",
+             queued, yet p{}'s request {} for {:?} waits in its queue ({} queued)",
             self.me,
             t.ty,
             t.session,
             q.pid,
             q.num,
+            q.types().collect::<Vec<_>>(),
             t.queue.len()
         ))
     }

@@ -13,10 +13,26 @@ pub struct Queued {
     pub pid: Pid,
     /// Its request number.
     pub num: u64,
-    /// Its type.
+    /// Its type (the first of its set, §5.1).
     pub ty: Group,
     /// Sessions started since it was queued.
     pub age: u64,
+    /// §5.1: the further types of a multi-type request (empty for a single-type one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<Group>,
+}
+
+impl Queued {
+    /// types(r), in the order the request named them.
+    pub fn types(&self) -> impl Iterator<Item = Group> + '_ {
+        std::iter::once(self.ty).chain(self.also.iter().copied())
+    }
+
+    /// Whether the request is compatible with type `t`: t ∈ types(r) (seed 003 §5.1).
+    #[inline]
+    pub fn has(&self, t: Group) -> bool {
+        self.ty == t || self.also.contains(&t)
+    }
 }
 
 /// A token, primary or secondary.
@@ -48,6 +64,8 @@ pub struct Token {
 pub enum TgMsg {
     /// REQUEST(number, type).
     Request(u64, Group),
+    /// REQUEST(number, types) of a multi-type request (seed 003 §5.1): two or more types.
+    RequestAny(u64, Vec<Group>),
     /// TOKEN.
     Token(Box<Token>),
     /// RELEASE(session).
@@ -79,7 +97,7 @@ pub enum TgMsg {
 impl Message for TgMsg {
     fn kind(&self) -> &'static str {
         match self {
-            TgMsg::Request(..) => "REQUEST",
+            TgMsg::Request(..) | TgMsg::RequestAny(..) => "REQUEST",
             TgMsg::Token(_) => "TOKEN",
             TgMsg::Release(_) => "RELEASE",
             TgMsg::ResetRsn => "RESET_RSN",
@@ -98,6 +116,8 @@ impl Message for TgMsg {
     fn size_ints(&self) -> usize {
         match self {
             TgMsg::Request(..) => 2,
+            // §5.1: the number and g types, O(g).
+            TgMsg::RequestAny(_, types) => 1 + types.len(),
             TgMsg::Release(_) | TgMsg::ResetRsn | TgMsg::AckRsn | TgMsg::AckSsn => 1,
             TgMsg::ResetSsn(_) => 2,
             TgMsg::Notify(f) => f.len().max(1),
@@ -107,10 +127,15 @@ impl Message for TgMsg {
             TgMsg::Leave(_, s, _) => 2 + s.iter().map(Vec::len).sum::<usize>(),
             TgMsg::Inst(_, m) => 1 + m.size_ints(),
             // kind, type, session, old count, fulfilled[n]; the primary adds its issued count
-            // and (pid, number, type, age) per queued request (and, bounded, its total).
+            // and (pid, number, type, age) per queued request, and its further types (§5.1)
+            // (and, bounded, its total).
             TgMsg::Token(t) => {
                 4 + t.fulfilled.len()
-                    + if t.primary { 1 + 4 * t.queue.len() } else { 0 }
+                    + if t.primary {
+                        1 + t.queue.iter().map(|q| 4 + q.also.len()).sum::<usize>()
+                    } else {
+                        0
+                    }
                     + usize::from(t.total_issued.is_some())
                     + t.epochs.as_ref().map_or(0, |e| e.len().div_ceil(64))
             }
@@ -118,7 +143,7 @@ impl Message for TgMsg {
     }
     fn charge(&self) -> Charge {
         match self {
-            TgMsg::Request(..) => Charge::Sender,
+            TgMsg::Request(..) | TgMsg::RequestAny(..) => Charge::Sender,
             TgMsg::Release(_) => Charge::SenderHeld,
             TgMsg::Token(_) => Charge::Receiver,
             TgMsg::ResetRsn | TgMsg::ResetSsn(_) => Charge::Sender,
@@ -165,6 +190,7 @@ mod tests {
                 num: 1,
                 ty: 2,
                 age: 0,
+                also: Vec::new(),
             }]),
             total_issued: None,
             epochs: None,
@@ -180,5 +206,33 @@ mod tests {
         };
         assert_eq!(TgMsg::Token(Box::new(sec)).size_ints(), 14);
         assert_eq!(TgMsg::Request(1, 2).size_ints(), 2);
+    }
+
+    #[test]
+    fn multi_type_sizes_grow_with_the_types() {
+        assert_eq!(TgMsg::RequestAny(1, vec![0, 3]).size_ints(), 3);
+        assert_eq!(TgMsg::RequestAny(1, vec![0, 3, 4, 7]).size_ints(), 5);
+        assert_eq!(TgMsg::RequestAny(1, vec![0, 3]).kind(), "REQUEST");
+        let q = Queued {
+            pid: 1,
+            num: 1,
+            ty: 2,
+            age: 0,
+            also: vec![5, 6],
+        };
+        assert!(q.has(2) && q.has(6) && !q.has(3));
+        assert_eq!(q.types().collect::<Vec<_>>(), vec![2, 5, 6]);
+        let t = Token {
+            primary: true,
+            ty: 1,
+            session: 2,
+            fulfilled: vec![0; 10],
+            old_no_of_tokens: 0,
+            no_of_tokens_issued: 0,
+            queue: VecDeque::from(vec![q]),
+            total_issued: None,
+            epochs: None,
+        };
+        assert_eq!(TgMsg::Token(Box::new(t)).size_ints(), 4 + 10 + 1 + 4 + 2);
     }
 }
