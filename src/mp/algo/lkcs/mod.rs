@@ -78,6 +78,9 @@
 //! bound. LK-15 and LK-16 can be switched off in tests ([`Rules`]), each with a run that fails.
 
 mod grantor;
+mod leader;
+#[cfg(test)]
+mod leader_tests;
 mod msg;
 mod requester;
 #[cfg(test)]
@@ -138,6 +141,12 @@ pub struct Local {
     regrant: [BTreeMap<(u64, Pid), Cause>; 2],
     /// Which of our rules are on (all, but in tests that show a run failing without one).
     rules: Rules,
+    /// Seed 004's leader (only with `rules.leader`): whether this process is P_LDR, whether
+    /// it is within distance 2 of P_LDR (the macros L_i, K_i), and whether P_LDR waits after
+    /// TriggerNomination() for Waiting_LDR to fall (Algorithm 4).
+    is_leader: bool,
+    near_leader: bool,
+    nominating: bool,
 }
 
 /// Rules of ours that a test may switch off to show a run that fails without them
@@ -148,6 +157,9 @@ pub struct Rules {
     pub park: bool,
     /// LK-16: ts_i is a Lamport clock (off: a counter of the process's own exits).
     pub clock: bool,
+    /// Seed 004's leader, Algorithms 6–7 with the macros L_i, K_i (on: the seed's text,
+    /// `leader.rs`; off: LK-14, no leader).
+    pub leader: bool,
 }
 
 impl Default for Rules {
@@ -155,6 +167,7 @@ impl Default for Rules {
         Rules {
             park: true,
             clock: true,
+            leader: false,
         }
     }
 }
@@ -210,14 +223,25 @@ impl Local {
             sent_gen: vec![0; width],
             regrant: Default::default(),
             rules: Rules::default(),
+            is_leader: false,
+            near_leader: false,
+            nominating: false,
         }
     }
 
     /// [`Local::new`] with some of our rules switched off (tests only).
     #[cfg(test)]
     pub(crate) fn with_rules(me: Pid, s: &Setup, variant: Variant, rules: Rules) -> Self {
+        // LK-14a: P_LDR is `s.leader`, the smallest id.
+        let (is_leader, near_leader) = if rules.leader {
+            (me == s.leader, s.graph.distance(s.leader, me) <= 2)
+        } else {
+            (false, false)
+        };
         Local {
             rules,
+            is_leader,
+            near_leader,
             ..Local::new(me, s, variant)
         }
     }
@@ -226,12 +250,13 @@ impl Local {
         self.closed.len() - 1
     }
 
-    /// Cond_i for `at`: room for one more grant.
+    /// Cond_i for `at`: room for one more grant (with K_i and L_i, which are k_i and l_i
+    /// without the leader, LK-14).
     fn cond(&self, at: At) -> bool {
         if at == MUTEX {
-            self.granted_to[MUTEX].len() < self.k
+            self.granted_to[MUTEX].len() < self.bound_k()
         } else {
-            self.granted_to[MUTIN].len() + self.l < self.degree() + 1
+            self.granted_to[MUTIN].len() + self.bound_l() < self.degree() + 1
         }
     }
 
@@ -263,7 +288,8 @@ impl Algorithm for Local {
                 if self.rules.clock {
                     self.ts = self.clock;
                 }
-                self.start(rt, MUTEX)
+                self.start(rt, MUTEX);
+                self.leader_step(rt);
             }
         }
     }
@@ -278,9 +304,10 @@ impl Algorithm for Local {
             self.ts += 1;
         }
         self.start(rt, MUTIN);
+        self.leader_step(rt);
     }
 
-    /// Algorithm 5's handlers (Algorithm 2's for LMUTIN), and LK-15's.
+    /// Algorithm 5's handlers (Algorithm 2's for LMUTIN), LK-15's, and Algorithm 7's.
     fn on_message(&mut self, rt: &mut dyn Runtime<LkMsg>, from: Pid, msg: LkMsg) {
         match msg {
             LkMsg::Request(at, ts) => self.on_request_msg(rt, from, at, ts),
@@ -291,7 +318,10 @@ impl Algorithm for Local {
             LkMsg::Relinquish(at, t, b) => self.on_relinquish(rt, from, at, t, b),
             LkMsg::Park(at, t) => self.on_park(rt, from, at, t),
             LkMsg::Resume(at, t, g) => self.on_resume(rt, from, at, t, g),
+            LkMsg::Trigger(at, t) => self.on_trigger(rt, at, t),
+            LkMsg::RequestByTrigger(at, t, g) => self.on_request_by_trigger(rt, from, at, t, g),
         }
+        self.leader_step(rt);
     }
 
     fn starts_inside(&self) -> bool {
