@@ -4,7 +4,7 @@
 //! ⟨Trigger⟩ and ⟨RequestByTrigger⟩ (Algorithm 7). Off (LK-14, the default) none of this runs
 //! and Cond_i uses l_i and k_i.
 //!
-//! Where the text leaves a choice, our reading is named (LK-14a…LK-14f):
+//! Where the text leaves a choice, our reading is named (LK-14a…LK-14g):
 //!
 //! - **LK-14a (who leads)**: the seed does not say how P_LDR is chosen; it is the process of
 //!   the smallest id, 0 (`Setup::leader`).
@@ -32,6 +32,14 @@
 //!   parked request ends the parking (RequestByTrigger asks every closed neighbour again, and a
 //!   grantor drops the parked request); after a RequestByTrigger the grantor reviews `at` as
 //!   after any change (LK-7, LK-11, LK-15).
+//! - **LK-14g (Algorithm 6's tests, a second reading, `Rules::at_capacity`)**: as printed the
+//!   tests |grantedTo[MUTIN]| = |N_LDR| − L_LDR and |grantedTo[MUTEX]| = K_LDR − 1 cannot hold
+//!   when TriggerNomination() is called. Waiting_LDR = |N_LDR| + 1 puts every closed neighbour
+//!   in a transition, pending or in Grant_LDR. If |grantedTo[MUTIN]| = |N| − L, Cond holds for
+//!   MUTIN, so no exit is pending: every process exiting holds a MUTIN grant, as does every
+//!   process outside, and |grantedTo[MUTIN]| = |N| + 1. Likewise |grantedTo[MUTEX]| = K − 1
+//!   leaves no entry pending and gives |N| + 1 > K − 1. No Trigger was sent in any run. The
+//!   nearest reading that can hold takes the tests at Cond's limits, |N| − L + 1 and K.
 
 use super::{At, LkMsg, Local, Variant, MUTEX, MUTIN};
 use crate::mp::{Observation, Path, Pid, Runtime};
@@ -110,8 +118,10 @@ impl Local {
 
     /// Algorithm 6, TriggerNomination() at P_LDR.
     fn trigger_nomination(&mut self, rt: &mut dyn Runtime<LkMsg>) {
+        // As printed; LK-14g with `Rules::at_capacity`: at Cond's limits.
+        let full = usize::from(self.rules.at_capacity);
         let d = self.degree();
-        let (at, nominee) = if self.granted_to[MUTIN].len() + self.bound_l() == d {
+        let (at, nominee) = if self.granted_to[MUTIN].len() + self.bound_l() == d + full {
             // |grantedTo_LDR[MUTIN]| = |N_LDR| − L_LDR: nominate an entry, the oldest pending
             // one, else the oldest process in Grant_LDR that may be waiting to enter.
             let h = self.pending[MUTEX].pop_first().or_else(|| {
@@ -122,7 +132,7 @@ impl Local {
                     .min()
             });
             (MUTEX, h)
-        } else if self.granted_to[MUTEX].len() + 1 == self.bound_k() {
+        } else if self.granted_to[MUTEX].len() + 1 == self.bound_k() + full {
             // |grantedTo_LDR[MUTEX]| = K_LDR − 1: nominate an exit likewise.
             let h = self.pending[MUTIN].pop_first().or_else(|| {
                 self.grant_ldr()

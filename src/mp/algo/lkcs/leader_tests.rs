@@ -164,10 +164,17 @@ fn an_exit_nominee_is_named_by_its_exit_timestamp() {
 }
 
 /// The runs of one case, seeds 1–4, 25 entries each: the default, the leader with LK-15 and
-/// LK-16 (the rest of the default), and the seed's own rules (the leader without LK-15).
-fn runs(topology: Topology, n: usize, l: usize, k: usize, tight: bool) -> [Vec<MpResult>; 3] {
+/// LK-16 (the rest of the default), and the seed's own rules (the leader without LK-15);
+/// Algorithm 6's tests as printed, or at Cond's limits (LK-14g).
+fn runs(
+    topology: Topology,
+    (n, l, k): (usize, usize, usize),
+    tight: bool,
+    at_capacity: bool,
+) -> [Vec<MpResult>; 3] {
     let leader = Rules {
         leader: true,
+        at_capacity,
         ..Rules::default()
     };
     let seeds_own = Rules {
@@ -209,7 +216,7 @@ fn with_the_seeds_leader_lk14_a_ring_deadlocks() {
     let g = Graph::build(&Topology::Ring, 9, 1);
     let (tl, tk) = tightened(&g, 1, 2);
     assert!((0..9).any(|i| tl[i] > tk[i]));
-    let [default, leader, seeds_own] = runs(Topology::Ring, 9, 1, 2, false);
+    let [default, leader, seeds_own] = runs(Topology::Ring, (9, 1, 2), false, false);
     for r in &default {
         assert_eq!(r.safety_violations, 0, "{:?}", r.violations);
         assert!(r.liveness_failure.is_none(), "{:?}", r.liveness_failure);
@@ -232,7 +239,7 @@ fn with_the_seeds_leader_a_ring_with_room_still_sticks() {
     // Ring n = 9, (0, 3): L = 1 and K = 2 near p0 leave room, and each run starts within
     // them. Without LK-15 (the seed's own rules) every seed sticks, with it some do; the
     // default is live on all four.
-    let [default, leader, seeds_own] = runs(Topology::Ring, 9, 0, 3, true);
+    let [default, leader, seeds_own] = runs(Topology::Ring, (9, 0, 3), true, false);
     for r in &default {
         assert!(r.liveness_failure.is_none(), "{:?}", r.liveness_failure);
     }
@@ -247,10 +254,32 @@ fn with_the_seeds_leader_a_ring_with_room_still_sticks() {
 fn the_seeds_leader_is_live_on_a_complete_graph() {
     // Complete n = 8, (2, 6): every process is the leader's neighbour, L = 3, K = 5 leave
     // room, and nothing waits on the configuration.
-    let [default, leader, seeds_own] = runs(Topology::Complete, 8, 2, 6, true);
+    let [default, leader, seeds_own] = runs(Topology::Complete, (8, 2, 6), true, false);
     for r in default.iter().chain(&leader).chain(&seeds_own) {
         assert_eq!(r.safety_violations, 0, "{:?}", r.violations);
         assert!(r.liveness_failure.is_none(), "{:?}", r.liveness_failure);
         assert!(r.requests >= 25 * 8, "{}", r.requests);
+    }
+}
+
+#[test]
+fn read_at_conds_limits_the_leaders_special_grants_break_k() {
+    // LK-14g: Algorithm 6's tests at Cond's limits (|grantedTo[MUTIN]| = |N| − L + 1,
+    // |grantedTo[MUTEX]| = K) let the leader nominate; complete n = 8, (0, 4), K = 3 leaves room
+    // for one special entry, but the leader's wait ends when any neighbour moves and it
+    // nominates again while earlier nominees still hold special grants: |CS_i| = 5 > k.
+    let [default, leader, seeds_own] = runs(Topology::Complete, (8, 0, 4), true, true);
+    for r in &default {
+        assert_eq!(r.safety_violations, 0, "{:?}", r.violations);
+        assert!(r.liveness_failure.is_none(), "{:?}", r.liveness_failure);
+    }
+    for r in leader.iter().chain(&seeds_own) {
+        assert!(triggers(r) > 0.0, "seed {}", r.seed);
+        assert!(r.safety_violations > 0, "seed {} safe", r.seed);
+        assert!(
+            r.violations.iter().any(|v| v.contains("> k = 4")),
+            "{:?}",
+            r.violations
+        );
     }
 }

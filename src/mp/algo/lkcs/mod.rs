@@ -160,6 +160,8 @@ pub struct Rules {
     /// Seed 004's leader, Algorithms 6–7 with the macros L_i, K_i (on: the seed's text,
     /// `leader.rs`; off: LK-14, no leader).
     pub leader: bool,
+    /// With the leader: Algorithm 6's tests read at Cond_i's limits (LK-14g), not as printed.
+    pub at_capacity: bool,
 }
 
 impl Default for Rules {
@@ -168,6 +170,7 @@ impl Default for Rules {
             park: true,
             clock: true,
             leader: false,
+            at_capacity: false,
         }
     }
 }
