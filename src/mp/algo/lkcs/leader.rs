@@ -87,7 +87,7 @@ impl Local {
         self.pending[MUTIN].len() + self.pending[MUTEX].len() + self.grant_ldr().len()
     }
 
-    /// Algorithm 4, the leader's part of the loop "while (|nGrants_i[at]| < |N_i| + 1)": when
+    /// Algorithm 4, the leader's part of the loop `while (|nGrants_i[at]| < |N_i| + 1)`: when
     /// Waiting_LDR = |N_LDR| + 1, TriggerNomination() and wait until Waiting_LDR < |N_LDR| + 1
     /// (LK-14e); once the loop ends, the transition completes. Run after each event here.
     pub(super) fn leader_step(&mut self, rt: &mut dyn Runtime<LkMsg>) {
@@ -153,7 +153,7 @@ impl Local {
     }
 
     /// Algorithm 7, on receipt of ⟨Trigger, at, ts⟩: if P_i is still waiting for grants of
-    /// that request (InCS and exiting for MUTIN, OutCS and entering for MUTEX), nGrants_i[at]
+    /// that request (InCS and exiting for MUTIN, OutCS and entering for MUTEX), `nGrants_i[at]`
     /// := ∅ and send ⟨RequestByTrigger, at, P_i⟩ to N_i ∪ {P_i}.
     pub(super) fn on_trigger(&mut self, rt: &mut dyn Runtime<LkMsg>, at: At, ts: u64) {
         let state = if at == MUTIN {
@@ -184,7 +184,7 @@ impl Local {
     }
 
     /// Algorithm 7, on receipt of ⟨RequestByTrigger, at, P_j⟩: delete P_j's request from
-    /// pendingReq[at] and its grant from grantedTo[at], record (0, P_j) in grantedTo[at] and
+    /// `pendingReq[at]` and its grant from `grantedTo[at]`, record (0, P_j) in `grantedTo[at]` and
     /// send ⟨Grant, at⟩ to P_j whatever Cond_i says (a special grant).
     pub(super) fn on_request_by_trigger(
         &mut self,

@@ -1,7 +1,7 @@
 //! Seed 004 (Kamei & Kakugawa, Algorithms 2017): l_i-LMUTIN (Algorithm 2, local mutual
 //! inclusion: at least l_i of each closed neighbourhood inside) and LKCS (Algorithms 3–5, the
-//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i; Algorithms 6–7 are not run, LK-14),
-//! in one state machine.
+//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i; Algorithms 6–7 run only in tests,
+//! LK-14), in one state machine.
 //!
 //! LKCS composes MUTIN (permission to be *out*, granted for exiting and held while out) and
 //! MUTEX (permission to be *in*, granted for entering and held while in); LMUTIN is MUTIN alone
@@ -29,17 +29,26 @@
 //! - **LK-13 (grant identity)**: Grant, Preempt and Relinquish carry the timestamp of the
 //!   granted request; a process counts only grants of its current request, and a Relinquish
 //!   returns only the grant it names.
-//! - **LK-14 (no leader)**: Cond_i uses l_i and k_i everywhere and no leader nominates
-//!   (Algorithms 6–7, TriggerNomination / RequestByTrigger, are not run). The seed's macros
-//!   L_i = l_i + 1 and K_i = k_i − 1 within distance 2 of P_LDR reserve room for the
-//!   leader's special grants, but a grantor there with |CS_i| = c grants an entry only when
-//!   c < k_i − 1 and an exit only when c > l_i + 1: with k_i − l_i ≤ 2 a grantor at c = l_i + 1
-//!   grants nothing ordinary, and with k_i − l_i = 1 no process at distance 2 ever moves (only
-//!   the leader's neighbours can be nominated). A special grant is unconditional, so a nominee
-//!   that the configuration blocks at one grantor holds its special places at the others
-//!   like the deadlock it was meant to break (measured: ring n = 9, (1, 2), 0 of 4 seeds live
-//!   with the nomination kept beside LK-15, 4 of 4 without). LK-15 does the leader's job
-//!   everywhere and needs no tightened bounds.
+//! - **LK-14 (no leader)**: Cond_i uses l_i and k_i everywhere and nobody nominates. The
+//!   seed's leader (L_i = l_i + 1, K_i = k_i − 1 within distance 2 of P_LDR, Algorithms 6–7)
+//!   runs only with the test switch [`Rules::leader`] (`leader.rs`, readings LK-14a…LK-14g).
+//!   As printed, TriggerNomination's tests cannot hold when it is called, so it sends no
+//!   Trigger and the leader only tightens the bounds; read at Cond's limits
+//!   ([`Rules::at_capacity`], LK-14g) it nominates again while earlier nominees hold their
+//!   unconditional special grants. Seeds 1–4, 25 entries, from a C0 within L_i and K_i where
+//!   one exists (live of 4; stuck / dead / unsafe):
+//!
+//!   | case | LK-14 | leader + LK-15 | leader | LK-14g + LK-15 | LK-14g |
+//!   |---|---|---|---|---|---|
+//!   | ring 9, (1, 2) | 4 | 0 (3 stuck, 1 dead) | 0 (4 dead) | 0 (3 stuck, 1 dead) | 0 (4 dead, 2 unsafe) |
+//!   | ring 9, (0, 3) | 4 | 0 (4 stuck) | 0 (4 stuck) | 4 | 0 (4 stuck) |
+//!   | grid 16, (1, 3) | 4 | 0 (4 stuck) | 0 (4 dead) | 0 (4 stuck) | 0 (4 dead) |
+//!   | complete 8, (1, 3) | 4 | 0 (4 dead) | 0 (4 dead) | 0 (4 dead) | 4 (4 unsafe) |
+//!   | complete 8, (0, 4) | 4 | 4 | 4 | 4 (4 unsafe) | 4 (4 unsafe) |
+//!
+//!   Each reading fails where LK-14 is live and safe (`leader_tests.rs`; more rows in
+//!   docs/message-passing.md). LK-15 does the leader's job everywhere and needs no tightened
+//!   bounds.
 //! - **LK-15 (blocked transitions park)**: a grantor where every holder of the requested
 //!   kind has completed its transition (LK-11) can make room only through a move of the
 //!   configuration, so it tells each waiting request once ⟨Failed⟩. The requester then gives
@@ -75,7 +84,8 @@
 //! transition on the no-preemption or the preemption path has exceeded 3(|N_i| + 1) or
 //! 6(|N_i| + 1) in any run we made; a transition that waits on the configuration parks
 //! (FAILED, PARK, RESUME, grants again) and is on the machinery path, which the lemma does not
-//! bound. LK-15 and LK-16 can be switched off in tests ([`Rules`]), each with a run that fails.
+//! bound. LK-15 and LK-16 can be switched off in tests, and the leader on ([`Rules`]), each with
+//! a run that fails.
 
 mod grantor;
 mod leader;

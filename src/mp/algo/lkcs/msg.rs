@@ -83,9 +83,9 @@ impl Message for LkMsg {
     }
     /// Each message is charged to the transition it serves, as Lemma 6's proof counts:
     /// Request, Release, Park, Resume and RequestByTrigger to the sender's; a Grant, Failed and
-    /// Trigger to the receiver's (the nominee's); a Preempt, its Relinquish and the grant given again after it to the
-    /// transition that caused the preemption (the lemma's Preempt, Relinquish and "Grant to
-    /// some process with the highest priority" after the Release).
+    /// Trigger to the receiver's (the nominee's); a Preempt, its Relinquish and the grant given
+    /// again after it to the transition that caused the preemption (the lemma's Preempt,
+    /// Relinquish and "Grant to some process with the highest priority" after the Release).
     fn charge(&self) -> Charge {
         match *self {
             LkMsg::Grant(_, _, _, Some(c))
