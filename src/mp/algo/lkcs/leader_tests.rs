@@ -275,6 +275,15 @@ fn read_at_conds_limits_the_leaders_special_grants_break_k() {
     }
     for r in leader.iter().chain(&seeds_own) {
         assert!(triggers(r) > 0.0, "seed {}", r.seed);
+        // The leader's messages put their transitions on Lemma 6's machinery path only.
+        for p in &r.lemma6.as_ref().expect("lemma6 kept").paths {
+            let leaders = p
+                .by_kind
+                .iter()
+                .filter(|k| k.kind == "TRIGGER" || k.kind == "REQUEST_BY_TRIGGER");
+            let count: u64 = leaders.map(|k| k.messages).sum();
+            assert_eq!(count > 0, p.path == "machinery", "{p:?}");
+        }
         assert!(r.safety_violations > 0, "seed {} safe", r.seed);
         assert!(
             r.violations.iter().any(|v| v.contains("> k = 4")),
