@@ -36,7 +36,8 @@
 //!   tests |grantedTo[MUTIN]| = |N_LDR| − L_LDR and |grantedTo[MUTEX]| = K_LDR − 1 cannot hold
 //!   when TriggerNomination() is called. Waiting_LDR = |N_LDR| + 1 puts every closed neighbour
 //!   in a transition, pending or in Grant_LDR. If |grantedTo[MUTIN]| = |N| − L, Cond holds for
-//!   MUTIN, so no exit is pending: every process exiting holds a MUTIN grant, as does every
+//!   MUTIN, so no exit is pending (LK-7; the seed grants on receipt while Cond holds and hands a
+//!   released grant on): every process exiting holds a MUTIN grant, as does every
 //!   process outside, and |grantedTo[MUTIN]| = |N| + 1. Likewise |grantedTo[MUTEX]| = K − 1
 //!   leaves no entry pending and gives |N| + 1 > K − 1. No Trigger was sent in any run. The
 //!   nearest reading that can hold takes the tests at Cond's limits, |N| − L + 1 and K.
