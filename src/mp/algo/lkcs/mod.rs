@@ -1,7 +1,7 @@
 //! Seed 004 (Kamei & Kakugawa, Algorithms 2017): l_i-LMUTIN (Algorithm 2, local mutual
 //! inclusion: at least l_i of each closed neighbourhood inside) and LKCS (Algorithms 3–5, the
-//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i; Algorithms 6–7 are not run, LK-14),
-//! in one state machine.
+//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i; Algorithms 6–7 run only in tests,
+//! LK-14), in one state machine.
 //!
 //! LKCS composes MUTIN (permission to be *out*, granted for exiting and held while out) and
 //! MUTEX (permission to be *in*, granted for entering and held while in); LMUTIN is MUTIN alone
@@ -29,17 +29,26 @@
 //! - **LK-13 (grant identity)**: Grant, Preempt and Relinquish carry the timestamp of the
 //!   granted request; a process counts only grants of its current request, and a Relinquish
 //!   returns only the grant it names.
-//! - **LK-14 (no leader)**: Cond_i uses l_i and k_i everywhere and no leader nominates
-//!   (Algorithms 6–7, TriggerNomination / RequestByTrigger, are not run). The seed's macros
-//!   L_i = l_i + 1 and K_i = k_i − 1 within distance 2 of P_LDR reserve room for the
-//!   leader's special grants, but a grantor there with |CS_i| = c grants an entry only when
-//!   c < k_i − 1 and an exit only when c > l_i + 1: with k_i − l_i ≤ 2 a grantor at c = l_i + 1
-//!   grants nothing ordinary, and with k_i − l_i = 1 no process at distance 2 ever moves (only
-//!   the leader's neighbours can be nominated). A special grant is unconditional, so a nominee
-//!   that the configuration blocks at one grantor holds its special places at the others
-//!   like the deadlock it was meant to break (measured: ring n = 9, (1, 2), 0 of 4 seeds live
-//!   with the nomination kept beside LK-15, 4 of 4 without). LK-15 does the leader's job
-//!   everywhere and needs no tightened bounds.
+//! - **LK-14 (no leader)**: Cond_i uses l_i and k_i everywhere and nobody nominates. The
+//!   seed's leader (L_i = l_i + 1, K_i = k_i − 1 within distance 2 of P_LDR, Algorithms 6–7)
+//!   runs only with the test switch [`Rules::leader`] (`leader.rs`, readings LK-14a…LK-14g).
+//!   As printed, TriggerNomination's tests cannot hold when it is called, so it sends no
+//!   Trigger and the leader only tightens the bounds; read at Cond's limits
+//!   ([`Rules::at_capacity`], LK-14g) it nominates again while earlier nominees hold their
+//!   unconditional special grants. Seeds 1–4, 25 entries, from a C0 within L_i and K_i where
+//!   one exists (live of 4; stuck / dead / unsafe):
+//!
+//!   | case | LK-14 | leader + LK-15 | leader | LK-14g + LK-15 | LK-14g |
+//!   |---|---|---|---|---|---|
+//!   | ring 9, (1, 2) | 4 | 0 (3 stuck, 1 dead) | 0 (4 dead) | 0 (3 stuck, 1 dead) | 0 (4 dead, 2 unsafe) |
+//!   | ring 9, (0, 3) | 4 | 0 (4 stuck) | 0 (4 stuck) | 4 | 0 (4 stuck) |
+//!   | grid 16, (1, 3) | 4 | 0 (4 stuck) | 0 (4 dead) | 0 (4 stuck) | 0 (4 dead) |
+//!   | complete 8, (1, 3) | 4 | 0 (4 dead) | 0 (4 dead) | 0 (4 dead) | 4 (4 unsafe) |
+//!   | complete 8, (0, 4) | 4 | 4 | 4 | 4 (4 unsafe) | 4 (4 unsafe) |
+//!
+//!   Each reading fails where LK-14 is live and safe (`leader_tests.rs`; more rows in
+//!   docs/message-passing.md). LK-15 does the leader's job everywhere and needs no tightened
+//!   bounds.
 //! - **LK-15 (blocked transitions park)**: a grantor where every holder of the requested
 //!   kind has completed its transition (LK-11) can make room only through a move of the
 //!   configuration, so it tells each waiting request once ⟨Failed⟩. The requester then gives
@@ -75,9 +84,13 @@
 //! transition on the no-preemption or the preemption path has exceeded 3(|N_i| + 1) or
 //! 6(|N_i| + 1) in any run we made; a transition that waits on the configuration parks
 //! (FAILED, PARK, RESUME, grants again) and is on the machinery path, which the lemma does not
-//! bound. LK-15 and LK-16 can be switched off in tests ([`Rules`]), each with a run that fails.
+//! bound. LK-15 and LK-16 can be switched off in tests, and the leader on ([`Rules`]), each with
+//! a run that fails.
 
 mod grantor;
+mod leader;
+#[cfg(test)]
+mod leader_tests;
 mod msg;
 mod requester;
 #[cfg(test)]
@@ -138,6 +151,12 @@ pub struct Local {
     regrant: [BTreeMap<(u64, Pid), Cause>; 2],
     /// Which of our rules are on (all, but in tests that show a run failing without one).
     rules: Rules,
+    /// Seed 004's leader (only with `rules.leader`): whether this process is P_LDR, whether
+    /// it is within distance 2 of P_LDR (the macros L_i, K_i), and whether P_LDR waits after
+    /// TriggerNomination() for Waiting_LDR to fall (Algorithm 4).
+    is_leader: bool,
+    near_leader: bool,
+    nominating: bool,
 }
 
 /// Rules of ours that a test may switch off to show a run that fails without them
@@ -148,6 +167,11 @@ pub struct Rules {
     pub park: bool,
     /// LK-16: ts_i is a Lamport clock (off: a counter of the process's own exits).
     pub clock: bool,
+    /// Seed 004's leader, Algorithms 6–7 with the macros L_i, K_i (on: the seed's text,
+    /// `leader.rs`; off: LK-14, no leader).
+    pub leader: bool,
+    /// With the leader: Algorithm 6's tests read at Cond_i's limits (LK-14g), not as printed.
+    pub at_capacity: bool,
 }
 
 impl Default for Rules {
@@ -155,6 +179,8 @@ impl Default for Rules {
         Rules {
             park: true,
             clock: true,
+            leader: false,
+            at_capacity: false,
         }
     }
 }
@@ -210,14 +236,25 @@ impl Local {
             sent_gen: vec![0; width],
             regrant: Default::default(),
             rules: Rules::default(),
+            is_leader: false,
+            near_leader: false,
+            nominating: false,
         }
     }
 
     /// [`Local::new`] with some of our rules switched off (tests only).
     #[cfg(test)]
     pub(crate) fn with_rules(me: Pid, s: &Setup, variant: Variant, rules: Rules) -> Self {
+        // LK-14a: P_LDR is `s.leader`, the smallest id.
+        let (is_leader, near_leader) = if rules.leader {
+            (me == s.leader, s.graph.distance(s.leader, me) <= 2)
+        } else {
+            (false, false)
+        };
         Local {
             rules,
+            is_leader,
+            near_leader,
             ..Local::new(me, s, variant)
         }
     }
@@ -226,12 +263,13 @@ impl Local {
         self.closed.len() - 1
     }
 
-    /// Cond_i for `at`: room for one more grant.
+    /// Cond_i for `at`: room for one more grant (with K_i and L_i, which are k_i and l_i
+    /// without the leader, LK-14).
     fn cond(&self, at: At) -> bool {
         if at == MUTEX {
-            self.granted_to[MUTEX].len() < self.k
+            self.granted_to[MUTEX].len() < self.bound_k()
         } else {
-            self.granted_to[MUTIN].len() + self.l < self.degree() + 1
+            self.granted_to[MUTIN].len() + self.bound_l() < self.degree() + 1
         }
     }
 
@@ -263,7 +301,8 @@ impl Algorithm for Local {
                 if self.rules.clock {
                     self.ts = self.clock;
                 }
-                self.start(rt, MUTEX)
+                self.start(rt, MUTEX);
+                self.leader_step(rt);
             }
         }
     }
@@ -278,9 +317,10 @@ impl Algorithm for Local {
             self.ts += 1;
         }
         self.start(rt, MUTIN);
+        self.leader_step(rt);
     }
 
-    /// Algorithm 5's handlers (Algorithm 2's for LMUTIN), and LK-15's.
+    /// Algorithm 5's handlers (Algorithm 2's for LMUTIN), LK-15's, and Algorithm 7's.
     fn on_message(&mut self, rt: &mut dyn Runtime<LkMsg>, from: Pid, msg: LkMsg) {
         match msg {
             LkMsg::Request(at, ts) => self.on_request_msg(rt, from, at, ts),
@@ -291,7 +331,10 @@ impl Algorithm for Local {
             LkMsg::Relinquish(at, t, b) => self.on_relinquish(rt, from, at, t, b),
             LkMsg::Park(at, t) => self.on_park(rt, from, at, t),
             LkMsg::Resume(at, t, g) => self.on_resume(rt, from, at, t, g),
+            LkMsg::Trigger(at, t) => self.on_trigger(rt, at, t),
+            LkMsg::RequestByTrigger(at, t, g) => self.on_request_by_trigger(rt, from, at, t, g),
         }
+        self.leader_step(rt);
     }
 
     fn starts_inside(&self) -> bool {

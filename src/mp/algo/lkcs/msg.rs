@@ -1,4 +1,4 @@
-//! The messages of seed 004's Algorithms 2 and 5 (and LK-15's), and how each is counted
+//! The messages of seed 004's Algorithms 2, 5 and 7 (and LK-15's), and how each is counted
 //! against Lemma 6.
 
 use serde::{Deserialize, Serialize};
@@ -45,6 +45,11 @@ pub enum LkMsg {
     Park(At, u64),
     /// ⟨Resume, at, ts, generation⟩: request ts is pending again.
     Resume(At, u64, u32),
+    /// ⟨Trigger, at, ts⟩ (Algorithms 6–7, only with the leader): P_LDR nominates request ts.
+    Trigger(At, u64),
+    /// ⟨RequestByTrigger, at⟩ (Algorithm 7), with the request's timestamp (LK-13) and the
+    /// generation at its receiver (LK-15; LK-14f): give a special grant.
+    RequestByTrigger(At, u64, u32),
 }
 
 impl Message for LkMsg {
@@ -58,31 +63,40 @@ impl Message for LkMsg {
             LkMsg::Failed(..) => "FAILED",
             LkMsg::Park(..) => "PARK",
             LkMsg::Resume(..) => "RESUME",
+            LkMsg::Trigger(..) => "TRIGGER",
+            LkMsg::RequestByTrigger(..) => "REQUEST_BY_TRIGGER",
         }
     }
     fn size_ints(&self) -> usize {
         match self {
             LkMsg::Release(_) => 1,
-            LkMsg::Request(..) | LkMsg::Preempt(..) | LkMsg::Relinquish(..) | LkMsg::Park(..) => 2,
-            LkMsg::Grant(..) | LkMsg::Failed(..) | LkMsg::Resume(..) => 3,
+            LkMsg::Request(..)
+            | LkMsg::Preempt(..)
+            | LkMsg::Relinquish(..)
+            | LkMsg::Park(..)
+            | LkMsg::Trigger(..) => 2,
+            LkMsg::Grant(..)
+            | LkMsg::Failed(..)
+            | LkMsg::Resume(..)
+            | LkMsg::RequestByTrigger(..) => 3,
         }
     }
     /// Each message is charged to the transition it serves, as Lemma 6's proof counts:
-    /// Request, Release, Park and Resume to the sender's; a Grant and Failed to the
-    /// receiver's; a Preempt, its Relinquish and the grant given again after it to the
-    /// transition that caused the preemption (the lemma's Preempt, Relinquish and "Grant to
-    /// some process with the highest priority" after the Release).
+    /// Request, Release, Park, Resume and RequestByTrigger to the sender's; a Grant, Failed and
+    /// Trigger to the receiver's (the nominee's); a Preempt, its Relinquish and the grant given
+    /// again after it to the transition that caused the preemption (the lemma's Preempt,
+    /// Relinquish and "Grant to some process with the highest priority" after the Release).
     fn charge(&self) -> Charge {
         match *self {
             LkMsg::Grant(_, _, _, Some(c))
             | LkMsg::Preempt(_, _, c)
             | LkMsg::Relinquish(_, _, c) => Charge::Of(c.of),
-            LkMsg::Grant(..) | LkMsg::Failed(..) => Charge::Receiver,
+            LkMsg::Grant(..) | LkMsg::Failed(..) | LkMsg::Trigger(..) => Charge::Receiver,
             _ => Charge::Sender,
         }
     }
     /// A preemption by Algorithm 5's Request handler is the lemma's preemption path; one
-    /// aimed again by LK-11, and LK-15's messages, are rules outside it.
+    /// aimed again by LK-11, LK-15's messages and the leader's (Algorithms 6–7) are outside it.
     fn path(&self) -> Path {
         match *self {
             LkMsg::Grant(_, _, _, Some(c))
@@ -94,7 +108,11 @@ impl Message for LkMsg {
                     Path::Preemption
                 }
             }
-            LkMsg::Failed(..) | LkMsg::Park(..) | LkMsg::Resume(..) => Path::Machinery,
+            LkMsg::Failed(..)
+            | LkMsg::Park(..)
+            | LkMsg::Resume(..)
+            | LkMsg::Trigger(..)
+            | LkMsg::RequestByTrigger(..) => Path::Machinery,
             _ => Path::NoPreemption,
         }
     }

@@ -61,7 +61,8 @@ impl Local {
         let Some(at) = self.requesting else {
             return;
         };
-        if self.n_grants[at].len() < self.closed.len() {
+        // LK-14e: P_LDR waiting after TriggerNomination() completes nothing (`leader_step`).
+        if self.n_grants[at].len() < self.closed.len() || self.nominating {
             return;
         }
         self.requesting = None;
