@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use super::mp_model::{
     check_size, usage, ModelArgs, WatchdogOpt, MAX_SIM_TIME, MAX_SIM_TOTAL, WRITES,
 };
+use crate::mp::algo::lkcs::RuleSet;
 use crate::mp::batch::{self, SimOptions};
 use crate::mp::model::MAX_SEEDS;
 use crate::mp::sim::{check_crashes, Crash};
@@ -53,6 +54,13 @@ pub struct Args {
     /// (seed 003 §5.1; token-gme, token-gme-fifo, token-gme-bounded). 1 to --m; default 1.
     #[arg(long, default_value_t = 1, value_name = "G")]
     pub types_per_request: usize,
+    /// The rules of lkcs / lmutin (seed 004): `ours` (LK-14 no leader, LK-15 parking, LK-16
+    /// clock; the default), `printed` (the seed's leader, Algorithms 6-7, and no parking; it
+    /// keeps our readings LK-1..LK-13 and LK-16, and starts within the leader's bounds
+    /// L_i = l_i + 1, K_i = k_i - 1 near p0, refused where none exists), or
+    /// `printed-at-capacity` (Algorithm 6's tests at Cond's limits, LK-14g).
+    #[arg(long, value_enum, value_name = "RULES")]
+    pub lkcs_rules: Option<RuleSet>,
 }
 
 /// `lockbench sim`.
@@ -69,6 +77,11 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
             Some(s) if (1..=MAX_SEEDS).contains(&s) => s as usize,
             Some(s) => return Err(usage(format!("--seeds {s}: use 1 to {MAX_SEEDS}"))),
         };
+        if args.lkcs_rules.is_some() {
+            return Err(usage(
+                "--lkcs-rules does not apply to --paper (the suite runs no lkcs or lmutin)",
+            ));
+        }
         return paper::run(path, format, args.jobs, seeds, args.quick);
     }
     let model = args.model.model()?;
@@ -88,6 +101,7 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
         jobs: args.jobs,
         crashes: crashes(args, &model)?,
         types_per_request,
+        lkcs_rules: lkcs_rules(args, &model)?,
     };
     let results = batch::simulate(&model, &opts)?;
     print!("{}", output::render(&results, format));
@@ -114,6 +128,21 @@ fn crashes(args: &Args, model: &crate::mp::model::Model) -> anyhow::Result<Vec<C
         )));
     }
     Ok(crashes)
+}
+
+/// `--lkcs-rules`, checked against the model: only lkcs and lmutin take it.
+fn lkcs_rules(args: &Args, model: &crate::mp::model::Model) -> anyhow::Result<RuleSet> {
+    let Some(rules) = args.lkcs_rules else {
+        return Ok(RuleSet::Ours);
+    };
+    if let Some(a) = model.algos.iter().find(|a| a.lkcs_rules().is_none()) {
+        return Err(usage(format!(
+            "--lkcs-rules {}: {} has no such rules (use --algo lkcs or lmutin)",
+            rules.name(),
+            a.name
+        )));
+    }
+    Ok(rules)
 }
 
 /// The algorithms that recover from crashes (seed 003 §5.3).

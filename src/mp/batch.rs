@@ -1,6 +1,8 @@
 //! Runs a model's algorithms: every seed of each on the simulator (independent simulations,
 //! in parallel), or each in turn on the threaded runtime.
 
+use super::algo::lkcs::RuleSet;
+use super::algo::{AlgoInfo, Make};
 use super::metrics::MpResult;
 use super::model::Model;
 use super::sim::{self, SimConfig};
@@ -25,6 +27,8 @@ pub struct SimOptions {
     pub crashes: Vec<sim::Crash>,
     /// Types each request names (seed 003 §5.1; 1: single-type requests).
     pub types_per_request: usize,
+    /// The rules LKCS / LMUTIN run (`ours` unless `--lkcs-rules` says otherwise).
+    pub lkcs_rules: RuleSet,
 }
 
 /// Simulates every seed of every algorithm of `model`; the results in that order.
@@ -37,9 +41,17 @@ pub fn simulate(model: &Model, opts: &SimOptions) -> Result<Vec<MpResult>, Usage
                 info.name
             )));
         }
+        let info = &info.with_lkcs_rules(opts.lkcs_rules).unwrap_or(**info);
         for s in 0..opts.seeds {
+            let seed = model.seed + s;
+            let mut run = model.run_config(info, seed, opts.watchdog)?;
+            if let Make::Local(variant, rules) = info.make {
+                rules
+                    .prepare(variant, &mut run.setup, seed)
+                    .map_err(|e| UsageError(format!("{}: {e}", info.name)))?;
+            }
             let cfg = SimConfig {
-                run: model.run_config(info, model.seed + s, opts.watchdog)?,
+                run,
                 topology: if info.problem == Problem::LocalCs {
                     model.topology.to_string()
                 } else {
@@ -54,12 +66,13 @@ pub fn simulate(model: &Model, opts: &SimOptions) -> Result<Vec<MpResult>, Usage
     // A trace interleaves nothing: one simulation at a time.
     let jobs = if opts.trace { 1 } else { opts.jobs };
     Ok(super::in_parallel(&runs, jobs, |&(info, ref cfg)| {
-        crate::with_algo!(info, |make| sim::run_typed(
+        let r = crate::with_algo!(&info, |make| sim::run_typed(
             cfg,
             &opts.crashes,
             opts.types_per_request,
             make
-        ))
+        ));
+        with_rules(r, &info)
     }))
 }
 
@@ -73,7 +86,13 @@ pub fn run_threaded(model: &Model, pin: bool, watchdog: f64) -> anyhow::Result<V
             pin,
         };
         let r = crate::with_algo!(info, |make| threaded::run(&cfg, make))?;
-        results.push(r);
+        results.push(with_rules(r, info));
     }
     Ok(results)
+}
+
+/// `r` saying which rules LKCS / LMUTIN ran (`lkcs_rules`; other algorithms have none).
+fn with_rules(mut r: MpResult, info: &AlgoInfo) -> MpResult {
+    r.lkcs_rules = info.lkcs_rules().map(|s| s.name().to_string());
+    r
 }

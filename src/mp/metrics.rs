@@ -528,6 +528,10 @@ pub struct MpResult {
     /// Seed 004: messages per transition by path and kind against Lemma 6 (the simulator, for
     /// lmutin and lkcs; null elsewhere).
     pub lemma6: Option<Lemma6>,
+    /// Seed 004: the rules LKCS / LMUTIN ran (`ours`, `printed`, `printed-at-capacity`;
+    /// absent for other algorithms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lkcs_rules: Option<String>,
 }
 
 impl MpResult {

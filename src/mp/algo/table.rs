@@ -5,7 +5,7 @@
 //!
 //! [`with_algo!`]: crate::with_algo
 
-use super::lkcs::Variant;
+use super::lkcs::{RuleSet, Variant};
 use super::token_gme::Selection;
 use crate::mp::Problem;
 
@@ -25,8 +25,8 @@ pub enum Make {
     Ra1,
     /// [`super::ra2::Ra2`].
     Ra2,
-    /// [`super::lkcs::Local`], this variant.
-    Local(Variant),
+    /// [`super::lkcs::Local`], this variant under this rule set.
+    Local(Variant, RuleSet),
 }
 
 /// One registered algorithm.
@@ -58,6 +58,25 @@ impl AlgoInfo {
     pub fn sessions_bound(&self, n: usize, m: usize) -> Option<u64> {
         self.bounded_sessions
             .then(|| (m as u64) * (n as u64 + 1) - 1)
+    }
+
+    /// The rule set of LKCS / LMUTIN (None for every other algorithm).
+    pub fn lkcs_rules(&self) -> Option<RuleSet> {
+        match self.make {
+            Make::Local(_, rules) => Some(rules),
+            _ => None,
+        }
+    }
+
+    /// This entry under rule set `rules` (None if it is not LKCS / LMUTIN).
+    pub fn with_lkcs_rules(&self, rules: RuleSet) -> Option<AlgoInfo> {
+        match self.make {
+            Make::Local(variant, _) => Some(AlgoInfo {
+                make: Make::Local(variant, rules),
+                ..*self
+            }),
+            _ => None,
+        }
     }
 }
 
@@ -150,7 +169,7 @@ pub const ALGOS: &[AlgoInfo] = &[
         k_is_degree: true,
         ..entry(
             "lmutin",
-            Make::Local(Variant::Lmutin),
+            Make::Local(Variant::Lmutin, RuleSet::Ours),
             Problem::LocalCs,
             "seed 004 Algorithm 2",
             "l_i-LMUTIN local mutual inclusion (seed 004 Algorithm 2)",
@@ -160,7 +179,7 @@ pub const ALGOS: &[AlgoInfo] = &[
         allows_non_fifo: false,
         ..entry(
             "lkcs",
-            Make::Local(Variant::Lkcs),
+            Make::Local(Variant::Lkcs, RuleSet::Ours),
             Problem::LocalCs,
             "seed 004 Algorithms 3-7",
             "LKCS generalized local CS, l_i <= |CS_i| <= k_i (seed 004 Algorithms 3-7)",
@@ -214,8 +233,9 @@ macro_rules! with_algo {
                 let $make = |p, s: &Setup| ra2::Ra2::new(p, s);
                 $body
             }
-            Make::Local(variant) => {
-                let $make = move |p, s: &Setup| lkcs::Local::new(p, s, variant);
+            Make::Local(variant, rules) => {
+                let rules = rules.rules();
+                let $make = move |p, s: &Setup| lkcs::Local::with_rules(p, s, variant, rules);
                 $body
             }
         }

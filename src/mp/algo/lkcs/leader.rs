@@ -43,6 +43,7 @@
 //!   nearest reading that can hold takes the tests at Cond's limits, |N| − L + 1 and K.
 
 use super::{At, LkMsg, Local, Variant, MUTEX, MUTIN};
+use crate::mp::topo::Graph;
 use crate::mp::{Observation, Path, Pid, Runtime};
 
 impl Local {
@@ -209,4 +210,60 @@ impl Local {
         rt.send(from, LkMsg::Grant(at, t, g, None));
         self.review(rt, at);
     }
+}
+
+/// Algorithm 3's macros over the graph: within distance 2 of P_LDR = `leader`, L_i = l_i + 1
+/// and K_i = k_i − 1; elsewhere l_i and k_i.
+pub fn tightened(graph: &Graph, l: &[usize], k: &[usize], leader: Pid) -> (Vec<usize>, Vec<usize>) {
+    (0..graph.n())
+        .map(|i| {
+            if graph.distance(leader, i) <= 2 {
+                (l[i] + 1, k[i].saturating_sub(1))
+            } else {
+                (l[i], k[i])
+            }
+        })
+        .unzip()
+}
+
+/// Whether l_i ≤ |CS_i| ≤ k_i in every closed neighbourhood of configuration `c`.
+fn within(graph: &Graph, c: &[bool], l: &[usize], k: &[usize]) -> bool {
+    (0..graph.n()).all(|i| {
+        let inside = usize::from(c[i]) + graph.neighbours(i).iter().filter(|&&j| c[j]).count();
+        l[i] <= inside && inside <= k[i]
+    })
+}
+
+/// A configuration within the leader's tightened bounds ([`tightened`]), reached from `c0` by
+/// moves within l and k (so in the component of configurations where every process can move):
+/// a seeded random walk of at most 200 000 moves. None when some L_i > K_i (no configuration
+/// is within them, e.g. k_i − l_i = 1 near P_LDR) or the walk finds none.
+pub fn tightened_c0(
+    graph: &Graph,
+    c0: &[bool],
+    (l, k): (&[usize], &[usize]),
+    leader: Pid,
+    seed: u64,
+) -> Option<Vec<bool>> {
+    let n = graph.n();
+    let (tl, tk) = tightened(graph, l, k, leader);
+    if (0..n).any(|i| tl[i] > tk[i]) {
+        return None;
+    }
+    let mut c = c0.to_vec();
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for _ in 0..200_000 {
+        if within(graph, &c, &tl, &tk) {
+            return Some(c);
+        }
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let p = (x % n as u64) as usize;
+        c[p] = !c[p];
+        if !within(graph, &c, l, k) {
+            c[p] = !c[p];
+        }
+    }
+    None
 }

@@ -1,7 +1,7 @@
 //! Seed 004's leader (Algorithms 6–7, `Rules::leader`): its handlers one message at a time,
 //! and runs against the default (LK-14, no leader) that show what fails with it.
 
-use super::tests::{start, tightened, Case};
+use super::tests::{start, Case};
 use super::*;
 use crate::mp::metrics::MpResult;
 use crate::mp::topo::{Graph, Topology};
@@ -214,7 +214,7 @@ fn with_the_seeds_leader_lk14_a_ring_deadlocks() {
     // within the leader's bounds, no grantor there grants anything ordinary, and Algorithm 6
     // never finds |grantedTo[MUTIN]| = |N| − L nor |grantedTo[MUTEX]| = K − 1: no Trigger.
     let g = Graph::build(&Topology::Ring, 9, 1);
-    let (tl, tk) = tightened(&g, 1, 2);
+    let (tl, tk) = tightened(&g, &[1; 9], &[2; 9], 0);
     assert!((0..9).any(|i| tl[i] > tk[i]));
     let [default, leader, seeds_own] = runs(Topology::Ring, (9, 1, 2), false, false);
     for r in &default {

@@ -93,6 +93,7 @@ mod leader;
 mod leader_tests;
 mod msg;
 mod requester;
+mod rules;
 #[cfg(test)]
 mod tests;
 
@@ -101,7 +102,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::setup::Setup;
 use crate::mp::{Algorithm, Group, Pid, Runtime};
 
+pub use leader::{tightened, tightened_c0};
 pub use msg::{At, Cause, LkMsg, MUTEX, MUTIN};
+pub use rules::RuleSet;
 
 /// Which algorithm of seed 004.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -160,7 +163,8 @@ pub struct Local {
 }
 
 /// Rules of ours that a test may switch off to show a run that fails without them
-/// (`Local::with_rules`); every runtime runs with all of them.
+/// (`Local::with_rules`); every runtime runs with all of them unless `sim --lkcs-rules`
+/// picks another [`RuleSet`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rules {
     /// LK-15: a blocked transition parks.
@@ -242,9 +246,8 @@ impl Local {
         }
     }
 
-    /// [`Local::new`] with some of our rules switched off (tests only).
-    #[cfg(test)]
-    pub(crate) fn with_rules(me: Pid, s: &Setup, variant: Variant, rules: Rules) -> Self {
+    /// [`Local::new`] with some of our rules switched off (tests, and [`RuleSet`]).
+    pub fn with_rules(me: Pid, s: &Setup, variant: Variant, rules: Rules) -> Self {
         // LK-14a: P_LDR is `s.leader`, the smallest id.
         let (is_leader, near_leader) = if rules.leader {
             (me == s.leader, s.graph.distance(s.leader, me) <= 2)

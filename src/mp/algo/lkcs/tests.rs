@@ -42,53 +42,6 @@ pub(super) fn with(variant: Variant, rules: Rules, c: Case) -> MpResult {
     start(variant, rules, c, false).expect("a C0 within l_i and k_i")
 }
 
-/// Within distance 2 of P_LDR = p0, the leader's tightened bounds L_i = l + 1, K_i = k − 1
-/// (Algorithm 3's macros), else l and k.
-pub(super) fn tightened(graph: &Graph, l: usize, k: usize) -> (Vec<usize>, Vec<usize>) {
-    (0..graph.n())
-        .map(|i| {
-            if graph.distance(0, i) <= 2 {
-                (l + 1, k.saturating_sub(1))
-            } else {
-                (l, k)
-            }
-        })
-        .unzip()
-}
-
-/// Whether l_i ≤ |CS_i| ≤ k_i in every closed neighbourhood of configuration `c`.
-fn within(graph: &Graph, c: &[bool], l: &[usize], k: &[usize]) -> bool {
-    (0..graph.n()).all(|i| {
-        let inside = usize::from(c[i]) + graph.neighbours(i).iter().filter(|&&j| c[j]).count();
-        l[i] <= inside && inside <= k[i]
-    })
-}
-
-/// A configuration within the leader's tightened bounds, reached from `c0` by moves within
-/// l and k (so in the component of configurations where every process can move): a seeded
-/// random walk of at most 200 000 moves.
-fn tightened_c0(graph: &Graph, c0: &[bool], l: usize, k: usize, seed: u64) -> Option<Vec<bool>> {
-    let n = graph.n();
-    let (tl, tk) = tightened(graph, l, k);
-    let (bl, bk) = (vec![l; n], vec![k; n]);
-    let mut c = c0.to_vec();
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    for _ in 0..200_000 {
-        if within(graph, &c, &tl, &tk) {
-            return Some(c);
-        }
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let p = (x % n as u64) as usize;
-        c[p] = !c[p];
-        if !within(graph, &c, &bl, &bk) {
-            c[p] = !c[p];
-        }
-    }
-    None
-}
-
 /// One run; with `tight`, from a C0 within the leader's tightened bounds (Err when none is
 /// found).
 pub(super) fn start(
@@ -110,7 +63,8 @@ pub(super) fn start(
         .initial_configuration(&vec![l; n], &vec![k; n], seed)
         .unwrap_or_else(|e| panic!("{topology} n = {n} seed {seed}: {e}"));
     if tight {
-        initial_in = tightened_c0(&graph, &initial_in, l, k, seed)
+        let bounds = (&vec![l; n][..], &vec![k; n][..]);
+        initial_in = tightened_c0(&graph, &initial_in, bounds, 0, seed)
             .ok_or_else(|| "no C0 within L_i, K_i reached from C0".to_string())?;
     }
     let (l, k) = (vec![l; n], vec![k; n]);
