@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::checks::{args, num, runs, Level};
+use super::checks::{args, items, num, runs, Level};
 use super::ledger::{Judged, Spec, Verdict};
 
 fn sim(l: &Level, algo: &str, topology: &str) -> Vec<String> {
@@ -86,7 +86,85 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         lkcs,
         |o| Ok(machinery(o)),
     ));
+    v.push(printed_live());
     v
+}
+
+/// The cases `004/printed-live` runs: topology, n, l, k (each within the claim's range and
+/// with a start within the leader's bounds; ring n = 9 with (1, 2) has none).
+const PRINTED_CASES: [(&str, usize, usize, usize); 3] =
+    [("ring", 9, 0, 3), ("grid", 16, 1, 3), ("complete", 8, 1, 3)];
+
+/// Theorem 3 for the algorithm as printed (`sim --lkcs-rules printed`: the seed's leader,
+/// Algorithms 6–7, and no parking), where `004/thm3` runs our rules.
+fn printed_live() -> Spec {
+    let checks = PRINTED_CASES
+        .iter()
+        .map(|(t, n, l, k)| {
+            args(&format!(
+                "sim --algo lkcs --lkcs-rules printed --topology {t} --n {n} --l {l} --k {k} --requests 25 --seeds 4 --watchdog 20000"
+            ))
+        })
+        .collect();
+    Spec::new(
+        "004/printed-live",
+        "Theorem 3, Algorithms 3–7",
+        "the algorithm as printed (Algorithms 3–7, with its leader) is live for 0 ≤ l_i < k_i ≤ |N_i|+1",
+        "holds (proved)",
+        checks,
+        judge_printed,
+    )
+}
+
+/// `004/printed-live`: which cases stop (deadlocked: no event left; stuck: a request past the
+/// watchdog), and the leader's Triggers.
+fn judge_printed(o: &[Value]) -> Result<Judged, String> {
+    let mut cases = Vec::new();
+    let (mut stopped, mut bad, mut triggers) = (0, 0.0, 0.0);
+    for (out, (t, n, l, k)) in o.iter().zip(PRINTED_CASES) {
+        let r = items(out);
+        if let Some(x) = r.iter().find(|x| x["lkcs_rules"] != "printed") {
+            return Err(format!(
+                "a run under rules {} (want printed)",
+                x["lkcs_rules"]
+            ));
+        }
+        let why: Vec<&str> = r
+            .iter()
+            .filter_map(|x| x["liveness_failure"].as_str())
+            .collect();
+        let dead = why.iter().filter(|w| w.starts_with("deadlock")).count();
+        bad += r.iter().map(|x| num(x, "safety_violations")).sum::<f64>();
+        triggers += r
+            .iter()
+            .flat_map(|x| x["messages_by_kind"].as_array().into_iter().flatten())
+            .filter(|m| m["kind"] == "TRIGGER")
+            .map(|m| num(m, "per_request"))
+            .sum::<f64>();
+        stopped += why.len();
+        cases.push(format!(
+            "{t} n = {n} ({l}, {k}): {} of {} stop ({dead} deadlocked, {} stuck)",
+            why.len(),
+            r.len(),
+            why.len() - dead
+        ));
+    }
+    let runs = runs(o).len();
+    let ours = format!(
+        "{stopped} of {runs} runs stop; {bad} safety violations; {} Triggers",
+        if triggers > 0.0 { "some" } else { "no" }
+    );
+    let cases = cases.join("; ");
+    Ok(Judged::check(
+        ours,
+        effort(o),
+        stopped == 0 && bad == 0.0,
+        || {
+            format!(
+            "{cases}. As printed, Algorithm 6's tests cannot hold when TriggerNomination() is called, so the leader sends no Trigger: it only tightens the bounds near it and, once its whole neighbourhood waits, waits too; without parking (LK-15) a request a bound blocks at one grantor keeps its grants at the others (docs/message-passing.md, LK-14); where k_i - l_i = 1 near the leader (ring n = 9, (1, 2)) L_i > K_i and no configuration is within them. 004/thm3 holds with our rules"
+        )
+        },
+    ))
 }
 
 /// The per-path figures of every run on `path` (`no_preemption`, `preemption`, `machinery`).
@@ -153,4 +231,41 @@ fn machinery(o: &[Value]) -> Judged {
         )
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn run(why: Option<&str>) -> Value {
+        json!({"lkcs_rules": "printed", "liveness_failure": why, "safety_violations": 0,
+               "messages_by_kind": [{"kind": "TRIGGER", "per_request": 0.0}]})
+    }
+
+    #[test]
+    fn the_printed_row_quotes_the_cases_that_stop() {
+        let live = vec![json!([run(None), run(None)]); 3];
+        let j = judge_printed(&live).unwrap();
+        assert_eq!(j.verdict, Verdict::Holds, "{}", j.ours);
+        let mut o = live.clone();
+        o[1] = json!([run(Some("deadlock at t=5")), run(None)]);
+        o[2] = json!([run(Some("p0 waiting since t=1")), run(None)]);
+        let j = judge_printed(&o).unwrap();
+        let why = j.verdict.why();
+        assert!(
+            why.contains("grid n = 16 (1, 3): 1 of 2 stop (1 deadlocked, 0 stuck)"),
+            "{why}"
+        );
+        assert!(
+            why.contains("complete n = 8 (1, 3): 1 of 2 stop (0 deadlocked, 1 stuck)"),
+            "{why}"
+        );
+        assert!(why.starts_with("ring n = 9 (0, 3): 0 of 2 stop"), "{why}");
+        assert!(j.ours.starts_with("2 of 6 runs stop"), "{}", j.ours);
+        // Runs under other rules are not this row's.
+        let mut o = live;
+        o[0] = json!([{"lkcs_rules": "ours"}]);
+        assert!(judge_printed(&o).is_err());
+    }
 }
