@@ -1,4 +1,4 @@
-//! Seed 004's leader, run only when [`Rules::leader`](super::Rules) is on (tests): the macros
+//! Seed 004's leader, run only when [`Rules::leader`](super::Rules) is on (tests, `sim --lkcs-rules printed`): the macros
 //! L_i, K_i, Grant_LDR and Waiting_LDR (Algorithm 3), the leader's loop in the Exit- and
 //! Entry-Sequences (Algorithm 4), TriggerNomination (Algorithm 6) and the handlers of
 //! ⟨Trigger⟩ and ⟨RequestByTrigger⟩ (Algorithm 7). Off (LK-14, the default) none of this runs

@@ -1,7 +1,7 @@
 //! Seed 004 (Kamei & Kakugawa, Algorithms 2017): l_i-LMUTIN (Algorithm 2, local mutual
 //! inclusion: at least l_i of each closed neighbourhood inside) and LKCS (Algorithms 3–5, the
-//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i; Algorithms 6–7 run only in tests,
-//! LK-14), in one state machine.
+//! generalized local critical section: l_i ≤ |CS_i| ≤ k_i; Algorithms 6–7 run only with
+//! `sim --lkcs-rules printed` and in tests, LK-14), in one state machine.
 //!
 //! LKCS composes MUTIN (permission to be *out*, granted for exiting and held while out) and
 //! MUTEX (permission to be *in*, granted for entering and held while in); LMUTIN is MUTIN alone
@@ -31,7 +31,7 @@
 //!   returns only the grant it names.
 //! - **LK-14 (no leader)**: Cond_i uses l_i and k_i everywhere and nobody nominates. The
 //!   seed's leader (L_i = l_i + 1, K_i = k_i − 1 within distance 2 of P_LDR, Algorithms 6–7)
-//!   runs only with the test switch [`Rules::leader`] (`leader.rs`, readings LK-14a…LK-14g).
+//!   runs only with the switch [`Rules::leader`] (tests, and [`RuleSet`] for `sim --lkcs-rules`) (`leader.rs`, readings LK-14a…LK-14g).
 //!   As printed, TriggerNomination's tests cannot hold when it is called, so it sends no
 //!   Trigger and the leader only tightens the bounds; read at Cond's limits
 //!   ([`Rules::at_capacity`], LK-14g) it nominates again while earlier nominees hold their
