@@ -56,8 +56,9 @@ pub struct Args {
     pub types_per_request: usize,
     /// The rules of lkcs / lmutin (seed 004): `ours` (LK-14 no leader, LK-15 parking, LK-16
     /// clock; the default), `printed` (the seed's leader, Algorithms 6-7, and no parking; it
-    /// keeps our readings LK-1..LK-4, LK-7, LK-11, LK-13 and the clock LK-16, and starts within the leader's bounds
-    /// L_i = l_i + 1, K_i = k_i - 1 near p0, refused where none exists), or
+    /// keeps our readings LK-1..LK-4, LK-7, LK-11, LK-13 and the clock LK-16, and starts
+    /// within the leader's bounds L_i = l_i + 1, K_i = k_i - 1 near p0, refused where none
+    /// exists), or
     /// `printed-at-capacity` (Algorithm 6's tests at Cond's limits, LK-14g).
     #[arg(long, value_enum, value_name = "RULES")]
     pub lkcs_rules: Option<RuleSet>,
