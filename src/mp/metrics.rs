@@ -521,7 +521,7 @@ pub struct MpResult {
     /// Seed 003 §5.1's multi-type requests (`sim --types-per-request G`, G ≥ 2; absent
     /// otherwise): G and the two-hop property.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub multi_type: Option<crate::mp::sim::MultiType>,
+    pub multi_type: Option<crate::mp::two_hop::MultiType>,
     /// Per process: waits, mean and longest waiting time (the distribution behind
     /// `waiting_time_mean` / `_max`).
     pub waiting_by_process: Vec<ProcessWait>,

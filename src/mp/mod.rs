@@ -27,6 +27,7 @@ pub mod safety;
 pub mod sim;
 pub mod threaded;
 pub mod topo;
+pub mod two_hop;
 pub mod workload;
 
 use serde::de::DeserializeOwned;
