@@ -25,9 +25,8 @@ use crate::table::{Align, Table};
 /// The messages of a restart operation (seed 003 §5.3.4): at most n − 1 of each.
 pub const RECOVERY_KINDS: [&str; 5] = ["NOTIFY", "RESTART", "DONE", "START", "RESUME"];
 
-/// The kinds counted per operation: the paper's five, then LEAVE (charged to old requests).
-const COUNTED: [&str; 6] = ["NOTIFY", "RESTART", "DONE", "START", "RESUME", "LEAVE"];
-const LEAVE: usize = 5;
+/// Where an operation counts LEAVE (charged to old requests), after the paper's five.
+const LEAVE: usize = RECOVERY_KINDS.len();
 
 /// One operation as counted so far.
 #[derive(Clone, Debug)]
@@ -36,7 +35,7 @@ struct Op {
     coordinator: Pid,
     begun: Option<f64>,
     ended: Option<f64>,
-    counts: [u64; 6],
+    counts: [u64; LEAVE + 1],
 }
 
 /// Recovery messages per restart operation, as a run sends them.
@@ -55,8 +54,10 @@ impl RestartTally {
             return;
         };
         let kind = msg.kind();
-        let Some(i) = COUNTED.iter().position(|&c| c == kind) else {
-            return;
+        let i = match RECOVERY_KINDS.iter().position(|&c| c == kind) {
+            Some(i) => i,
+            None if kind == "LEAVE" => LEAVE,
+            None => return,
         };
         let op = match i {
             0 | 2 => self.op(k, to),
@@ -95,7 +96,7 @@ impl RestartTally {
                     coordinator,
                     begun: None,
                     ended: None,
-                    counts: [0; 6],
+                    counts: [0; LEAVE + 1],
                 });
                 self.ops.len() - 1
             }
@@ -104,10 +105,13 @@ impl RestartTally {
     }
 
     fn latest_begun(&self, id: u64) -> Option<usize> {
-        let begun = |j: usize| self.ops[j].begun.filter(|_| self.ops[j].id == id);
-        (0..self.ops.len())
-            .filter(|&j| begun(j).is_some())
-            .max_by(|&a, &b| begun(a).unwrap_or(0.0).total_cmp(&begun(b).unwrap_or(0.0)))
+        self.ops
+            .iter()
+            .enumerate()
+            .filter(|(_, o)| o.id == id)
+            .filter_map(|(j, o)| o.begun.map(|b| (j, b)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .map(|(j, _)| j)
     }
 
     /// The operations of a run of `n` processes, in the order they began (those never
