@@ -169,6 +169,15 @@ impl Graph {
         usize::MAX
     }
 
+    /// Whether configuration `c` (who is inside) has l_i ≤ |CS_i| ≤ k_i in every closed
+    /// neighbourhood.
+    pub fn within(&self, c: &[bool], l: &[usize], k: &[usize]) -> bool {
+        (0..self.n()).all(|i| {
+            let inside = usize::from(c[i]) + self.adj[i].iter().filter(|&&j| c[j]).count();
+            l[i] <= inside && inside <= k[i]
+        })
+    }
+
     /// An initial configuration (who is inside) with l_i ≤ |CS_i| ≤ k_i for every i from which
     /// every process can enter or leave, found by seeded randomized greedy search; otherwise
     /// one line saying why none was found.

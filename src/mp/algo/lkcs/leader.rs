@@ -226,14 +226,6 @@ pub fn tightened(graph: &Graph, l: &[usize], k: &[usize], leader: Pid) -> (Vec<u
         .unzip()
 }
 
-/// Whether l_i ≤ |CS_i| ≤ k_i in every closed neighbourhood of configuration `c`.
-fn within(graph: &Graph, c: &[bool], l: &[usize], k: &[usize]) -> bool {
-    (0..graph.n()).all(|i| {
-        let inside = usize::from(c[i]) + graph.neighbours(i).iter().filter(|&&j| c[j]).count();
-        l[i] <= inside && inside <= k[i]
-    })
-}
-
 /// A configuration within the leader's tightened bounds ([`tightened`]), reached from `c0` by
 /// moves within l and k (so in the component of configurations where every process can move):
 /// a seeded random walk of at most 200 000 moves. None when some L_i > K_i (no configuration
@@ -253,7 +245,7 @@ pub fn tightened_c0(
     let mut c = c0.to_vec();
     let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     for _ in 0..200_000 {
-        if within(graph, &c, &tl, &tk) {
+        if graph.within(&c, &tl, &tk) {
             return Some(c);
         }
         x ^= x << 13;
@@ -261,7 +253,7 @@ pub fn tightened_c0(
         x ^= x << 17;
         let p = (x % n as u64) as usize;
         c[p] = !c[p];
-        if !within(graph, &c, l, k) {
+        if !graph.within(&c, l, k) {
             c[p] = !c[p];
         }
     }

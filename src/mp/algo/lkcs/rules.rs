@@ -117,7 +117,11 @@ mod tests {
         assert_eq!(s.initial_in, before);
         RuleSet::Printed.prepare(Variant::Lkcs, &mut s, 1).unwrap();
         let (tl, tk) = tightened(&s.graph, &s.l, &s.k, 0);
-        assert!(within(&s, &tl, &tk), "{:?}", s.initial_in);
+        assert!(
+            s.graph.within(&s.initial_in, &tl, &tk),
+            "{:?}",
+            s.initial_in
+        );
         // k − l = 1: L_i = 2 > K_i = 1 near p0.
         let mut s = setup(Topology::Ring, 9, 1, 2);
         let e = RuleSet::Printed
@@ -128,14 +132,5 @@ mod tests {
         RuleSet::Printed
             .prepare(Variant::Lmutin, &mut s, 1)
             .unwrap();
-    }
-
-    fn within(s: &Setup, l: &[usize], k: &[usize]) -> bool {
-        (0..s.n).all(|i| {
-            let c = &s.initial_in;
-            let inside =
-                usize::from(c[i]) + s.graph.neighbours(i).iter().filter(|&&j| c[j]).count();
-            l[i] <= inside && inside <= k[i]
-        })
     }
 }
