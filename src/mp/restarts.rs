@@ -244,10 +244,17 @@ impl Recovery {
         }
     }
 
-    /// What broke a bound, one line each.
+    /// What broke a bound, one line each: the pooled bound, each operation's, the run's.
     pub fn failures(&self) -> Vec<String> {
         let each = self.operation_bound / 5;
-        let mut out: Vec<String> = self
+        let pooled = (self.recovery_messages > self.recovery_bound).then(|| {
+            format!(
+                "{} recovery messages for {} crashes > 5(n-1) each = {} (seed 003 §5.3.4)",
+                self.recovery_messages, self.crashes, self.recovery_bound
+            )
+        });
+        let mut out: Vec<String> = pooled.into_iter().collect();
+        out.extend(self
             .operations
             .iter()
             .filter(|o| !o.within)
@@ -257,8 +264,7 @@ impl Recovery {
                     o.id, o.coordinator, o.status, o.total, o.notify, o.restart, o.done,
                     o.start, o.resume, self.operation_bound
                 )
-            })
-            .collect();
+            }));
         if self.run_messages > self.run_bound {
             out.push(format!(
                 "{} messages > (2n-1)r + 5(n-1)f = {} with r = {} requests, f = {} crashes (seed 003 §5.3.4)",
