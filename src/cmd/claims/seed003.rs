@@ -351,9 +351,13 @@ fn sec51(l: &Level) -> Spec {
             let requests: f64 = two.iter().map(|t| num(t, "requests")).sum();
             let hops = two.iter().map(|t| num(t, "hops_max")).fold(0.0, f64::max);
             let wait = two.iter().map(|t| num(t, "wait_max")).fold(0.0, f64::max);
+            let two_d = two
+                .iter()
+                .map(|t| 2.0 * num(t, "channel_delay"))
+                .fold(0.0, f64::max);
             let mut j = Judged::check(
                 format!(
-                    "{events} events with a request blocked unnecessarily (G = 1, 2, 4); two-hop scenario: {requests} requests, at most {hops} hops and {wait:.2} time units (2·D = 20)"
+                    "{events} events with a request blocked unnecessarily (G = 1, 2, 4); two-hop scenario: {requests} requests, at most {hops} hops and {wait:.2} time units (2·D = {two_d})"
                 ),
                 seeds_effort(o),
                 bad.is_empty(),
