@@ -17,7 +17,6 @@ use super::algo::{self, Setup};
 use super::metrics::MpResult;
 use super::run_config::RunConfig;
 use super::sim::{self, SimConfig};
-use super::topo::Graph;
 use super::workload::Dist;
 use crate::error::UsageError;
 use crate::opts::Format;
@@ -510,15 +509,7 @@ fn config(suite: &Suite, fig: &Figure, v: f64, name: &str, seed: u64) -> SimConf
     let run = RunConfig {
         algo: name.to_string(),
         problem: algo::info(name).expect("checked").problem,
-        setup: Setup {
-            n,
-            m,
-            graph: Graph::complete(0),
-            l: vec![0; n],
-            k: vec![n; n],
-            initial_in: vec![false; n],
-            leader: 0,
-        },
+        setup: Setup::complete(n, m),
         requests: suite.requests,
         seed,
         ncs: Dist::Exp(ncs),

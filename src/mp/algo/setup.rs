@@ -21,3 +21,19 @@ pub struct Setup {
     /// Seed 004: the leader P_LDR.
     pub leader: usize,
 }
+
+impl Setup {
+    /// The set-up of a mutual-exclusion or GME algorithm: `n` processes, `m` groups, the
+    /// complete graph, and none of seed 004's bounds (l_i = 0, k_i = n, nobody inside, p0).
+    pub fn complete(n: usize, m: usize) -> Setup {
+        Setup {
+            n,
+            m,
+            graph: Graph::complete(0),
+            l: vec![0; n],
+            k: vec![n; n],
+            initial_in: vec![false; n],
+            leader: 0,
+        }
+    }
+}

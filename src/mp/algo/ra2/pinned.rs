@@ -9,7 +9,6 @@ use crate::mp::algo::Setup;
 use crate::mp::metrics::MpResult;
 use crate::mp::run_config::RunConfig;
 use crate::mp::sim::{self, SimConfig};
-use crate::mp::topo::Graph;
 use crate::mp::workload::Dist;
 use crate::mp::Problem;
 
@@ -19,15 +18,7 @@ fn cfg(n: usize, m: usize, requests: u64, ncs: f64, seed: u64) -> SimConfig {
         run: RunConfig {
             algo: "ra2".into(),
             problem: Problem::Gme,
-            setup: Setup {
-                n,
-                m,
-                graph: Graph::complete(0),
-                l: vec![0; n],
-                k: vec![n; n],
-                initial_in: vec![false; n],
-                leader: 0,
-            },
+            setup: Setup::complete(n, m),
             requests,
             seed,
             ncs: Dist::Exp(ncs),

@@ -62,7 +62,6 @@ mod tests {
     use crate::mp::metrics::MpResult;
     use crate::mp::run_config::RunConfig;
     use crate::mp::sim::{run, SimConfig};
-    use crate::mp::topo::Graph;
     use crate::mp::workload::Dist;
     use crate::mp::Problem;
 
@@ -72,15 +71,7 @@ mod tests {
             run: RunConfig {
                 algo: "token-gme".into(),
                 problem: Problem::Gme,
-                setup: Setup {
-                    n,
-                    m: 2,
-                    graph: Graph::complete(0),
-                    l: vec![0; n],
-                    k: vec![n; n],
-                    initial_in: vec![false; n],
-                    leader: 0,
-                },
+                setup: Setup::complete(n, 2),
                 requests: 40,
                 seed,
                 ncs: Dist::Exp(5.0),

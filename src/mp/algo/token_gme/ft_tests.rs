@@ -9,7 +9,6 @@ use crate::mp::algo::Setup;
 use crate::mp::metrics::MpResult;
 use crate::mp::run_config::RunConfig;
 use crate::mp::sim::{run_crashing, run_logged, Crash, SimConfig};
-use crate::mp::topo::Graph;
 use crate::mp::workload::Dist;
 use crate::mp::Problem;
 
@@ -32,15 +31,7 @@ fn cfg_n(seed: u64, ncs: f64, n: usize, requests: u64) -> SimConfig {
         run: RunConfig {
             algo: "token-gme".into(),
             problem: Problem::Gme,
-            setup: Setup {
-                n,
-                m: 3,
-                graph: Graph::complete(0),
-                l: vec![0; n],
-                k: vec![n; n],
-                initial_in: vec![false; n],
-                leader: 0,
-            },
+            setup: Setup::complete(n, 3),
             requests,
             seed,
             ncs: Dist::Exp(ncs),

@@ -9,7 +9,6 @@ use crate::mp::algo::Setup;
 use crate::mp::metrics::MpResult;
 use crate::mp::run_config::RunConfig;
 use crate::mp::sim::{run_typed, SimConfig};
-use crate::mp::topo::Graph;
 use crate::mp::workload::Dist;
 use crate::mp::{Algorithm, Group, Pid, Problem, Runtime};
 
@@ -18,15 +17,7 @@ fn cfg(n: usize, m: usize, seed: u64, ncs: Dist, delay: Dist) -> SimConfig {
         run: RunConfig {
             algo: "token-gme".into(),
             problem: Problem::Gme,
-            setup: Setup {
-                n,
-                m,
-                graph: Graph::complete(0),
-                l: vec![0; n],
-                k: vec![n; n],
-                initial_in: vec![false; n],
-                leader: 0,
-            },
+            setup: Setup::complete(n, m),
             requests: 40,
             seed,
             ncs,
