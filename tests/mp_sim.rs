@@ -4,26 +4,7 @@
 use serde_json::Value;
 
 mod common;
-use common::lockbench;
-
-fn sim(args: &[&str]) -> Vec<Value> {
-    let out = lockbench()
-        .arg("sim")
-        .args(args)
-        .args(["--format", "json"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "sim {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice::<Value>(&out.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
-}
+use common::{lockbench, sim_runs};
 
 fn f(r: &Value, k: &str) -> f64 {
     r[k].as_f64()
@@ -55,14 +36,14 @@ fn every_algorithm_is_safe_and_live_over_seeds() {
             "4",
         ];
         args.extend(extra);
-        for r in sim(&args) {
+        for r in sim_runs(&args) {
             assert_eq!(r["safety_violations"], 0, "{r}");
             assert!(r["liveness_failure"].is_null(), "{r}");
             assert_eq!(f(&r, "requests"), f(&r, "n") * 60.0, "{r}");
         }
     }
     for topo in ["ring", "grid", "random:4", "complete"] {
-        for r in sim(&[
+        for r in sim_runs(&[
             "--algo",
             "lmutin",
             "--n",
@@ -85,7 +66,7 @@ fn every_algorithm_is_safe_and_live_over_seeds() {
 #[test]
 fn message_counts_match_the_papers() {
     let n = 10.0;
-    for r in sim(&[
+    for r in sim_runs(&[
         "--algo",
         GME_AND_MUTEX,
         "--n",
@@ -125,7 +106,7 @@ fn waiting_time_two_hops_light_and_sync_delay_one_hop_heavy() {
     // Hops are causal chains of messages (request → entry, emptying exit → next entry), so
     // they do not depend on the delays: constant and exponential delays give the same claims.
     for cd in ["const:1", "exp:10"] {
-        let light = sim(&[
+        let light = sim_runs(&[
             "--algo",
             "suzuki-kasami,token-gme,ra1,ra2",
             "--n",
@@ -168,7 +149,7 @@ fn waiting_time_two_hops_light_and_sync_delay_one_hop_heavy() {
                 assert!(f(r, "waiting_time_max") <= 2.0 + 1e-9, "{r}");
             }
         }
-        let heavy = sim(&[
+        let heavy = sim_runs(&[
             "--algo",
             "suzuki-kasami,token-gme,token-gme-fifo",
             "--n",
@@ -223,15 +204,18 @@ fn runs_are_deterministic() {
         "--seed",
         "9",
     ];
-    assert_eq!(strip(sim(&args)), strip(sim(&args)));
+    assert_eq!(strip(sim_runs(&args)), strip(sim_runs(&args)));
     // Run one at a time or at once (and with more seeds than CPUs): the same results, in
     // the same order.
     let mut seeds = args.to_vec();
     seeds.extend(["--seeds", "3"]);
-    let one = strip(sim(&[&seeds[..], &["--jobs", "1"]].concat()));
+    let one = strip(sim_runs(&[&seeds[..], &["--jobs", "1"]].concat()));
     assert_eq!(one.len(), 6);
-    assert_eq!(one, strip(sim(&[&seeds[..], &["--jobs", "4"]].concat())));
-    assert_eq!(one, strip(sim(&seeds)));
+    assert_eq!(
+        one,
+        strip(sim_runs(&[&seeds[..], &["--jobs", "4"]].concat()))
+    );
+    assert_eq!(one, strip(sim_runs(&seeds)));
     let other = [
         "--algo",
         "token-gme,ra2",
@@ -244,7 +228,7 @@ fn runs_are_deterministic() {
         "--seed",
         "10",
     ];
-    assert_ne!(strip(sim(&args)), strip(sim(&other)));
+    assert_ne!(strip(sim_runs(&args)), strip(sim_runs(&other)));
 }
 
 #[test]
@@ -467,7 +451,7 @@ fn lmutin_without_preemption_costs_what_lemma_6_counts() {
     // l = 0 on a complete graph never fills a grant set, so nothing is preempted: an exit is
     // |N_i| + 1 REQUESTs and |N_i| + 1 GRANTs, an entry |N_i| + 1 RELEASEs (self included, as
     // seed 004's Lemma 6 counts them for the MUTIN half of LKCS).
-    let r = &sim(&[
+    let r = &sim_runs(&[
         "--algo",
         "lmutin",
         "--n",
@@ -497,7 +481,7 @@ fn lmutin_without_preemption_costs_what_lemma_6_counts() {
     // With light contention (a complete graph of 10, l = 4, near-instant channels) some exits
     // are preempted: each still costs at most 6(|N_i| + 1).
     for seed in ["1", "3"] {
-        let r = &sim(&[
+        let r = &sim_runs(&[
             "--algo",
             "lmutin",
             "--n",
@@ -532,7 +516,7 @@ fn lmutin_without_preemption_costs_what_lemma_6_counts() {
     // it a ring reached 25–30 (bound 18) and a complete graph of 6 with l = 2 reached 51
     // (bound 36), a slow process's old timestamps preempting a fast one again and again.
     for (topo, n, l, closed) in [("ring", "9", "1", 3.0), ("complete", "6", "2", 6.0)] {
-        for r in sim(&[
+        for r in sim_runs(&[
             "--algo",
             "lmutin",
             "--n",
@@ -663,7 +647,7 @@ fn lkcs_costs_what_lemma_6_counts() {
             .collect()
     };
     for seed in ["1", "3"] {
-        let r = &sim(&[
+        let r = &sim_runs(&[
             "--algo",
             "lkcs",
             "--n",
@@ -699,7 +683,7 @@ fn lkcs_costs_what_lemma_6_counts() {
     // completed transitions) is told FAILED and parks (LK-15): PARK, RESUME and the grants
     // again are outside Lemma 6, which assumes every grantor grants after at most one
     // preemption; with them a transition costs more than 6(|N_i| + 1) (docs/message-passing.md).
-    let r = &sim(&[
+    let r = &sim_runs(&[
         "--algo",
         "lkcs",
         "--n",
@@ -732,7 +716,7 @@ fn lkcs_reports_lemma_6_by_path_and_waits_by_process() {
     // Ring of 9 with (1, 2): the no-preemption and preemption paths keep 3(|N_i| + 1) = 9 and
     // 6(|N_i| + 1) = 18; parking (LK-15) and LK-11's preemptions aimed again are the
     // machinery path, which the lemma does not bound.
-    let r = &sim(&[
+    let r = &sim_runs(&[
         "--algo",
         "lkcs",
         "--n",
@@ -791,7 +775,7 @@ fn lkcs_under_light_load_ends_within_the_scaled_watchdog() {
     // entry waits about a pause, and under parking (LK-15) one that needs two neighbours
     // inside at once waits far longer. The default watchdog (1000 mean cycles, here about
     // 10^8) lets the run end; the wait on the configuration is reported apart.
-    let r = &sim(&[
+    let r = &sim_runs(&[
         "--algo",
         "lkcs",
         "--n",
@@ -838,7 +822,7 @@ fn crashes_are_recovered_safely_within_five_n_minus_one_messages() {
         ];
         args.extend(&crashes);
         let f_crashes = (crashes.len() / 2) as f64;
-        for r in sim(&args) {
+        for r in sim_runs(&args) {
             assert_eq!(r["safety_violations"], 0, "{r}");
             assert!(r["liveness_failure"].is_null(), "{r}");
             let rec = &r["recovery"];
@@ -883,7 +867,7 @@ fn bad_crash_schedules_exit_2_with_one_line() {
 #[test]
 fn unnecessary_blocking_is_checked_for_token_gme_only() {
     // Seed 003 §5.1, counted after every event for the TokenGME family, null elsewhere.
-    for r in sim(&[
+    for r in sim_runs(&[
         "--algo",
         "token-gme,token-gme-bounded,ra1",
         "--n",

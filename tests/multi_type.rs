@@ -5,26 +5,10 @@ use std::process::Output;
 use serde_json::Value;
 
 mod common;
-use common::lockbench;
+use common::{lockbench, sim_runs};
 
 fn sim(args: &[&str]) -> Output {
     lockbench().arg("sim").args(args).output().unwrap()
-}
-
-fn json(args: &[&str]) -> Vec<Value> {
-    let mut a = args.to_vec();
-    a.extend(["--format", "json"]);
-    let out = sim(&a);
-    assert!(
-        out.status.success(),
-        "sim {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice::<Value>(&out.stdout)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
 }
 
 const SMALL: [&str; 6] = ["--n", "8", "--m", "4", "--requests", "60"];
@@ -55,8 +39,8 @@ fn one_type_per_request_is_the_default_run() {
         }
         v
     };
-    let a = strip(json(&with(&["--algo", algos, "--seeds", "2"])));
-    let b = strip(json(&with(&[
+    let a = strip(sim_runs(&with(&["--algo", algos, "--seeds", "2"])));
+    let b = strip(sim_runs(&with(&[
         "--algo",
         algos,
         "--seeds",
@@ -75,7 +59,7 @@ fn one_type_per_request_is_the_default_run() {
 #[test]
 fn requests_of_g_types_are_served_and_carry_their_types() {
     for g in ["2", "4"] {
-        let runs = json(&with(&[
+        let runs = sim_runs(&with(&[
             "--algo",
             "token-gme,token-gme-fifo,token-gme-bounded",
             "--seeds",
@@ -121,7 +105,7 @@ fn the_two_hop_scenario_is_judged_and_holds() {
         "{table}"
     );
     assert!(table.contains("0 over two, 0 unserved"), "{table}");
-    let runs = json(&[
+    let runs = sim_runs(&[
         "--algo",
         "token-gme",
         "--n",
@@ -144,7 +128,7 @@ fn the_two_hop_scenario_is_judged_and_holds() {
     assert_eq!(t["hops_max"], 2, "{t}");
     assert!(t["requests"].as_u64().unwrap() > 0);
     // Random delays: measured, not judged.
-    let runs = json(&[
+    let runs = sim_runs(&[
         "--algo",
         "token-gme",
         "--n",

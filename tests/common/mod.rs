@@ -34,6 +34,14 @@ pub fn json_of(args: &[&str]) -> Value {
     stdout_json(lockbench().args(args))
 }
 
+/// The runs of `lockbench sim args --format json`, which must succeed.
+pub fn sim_runs(args: &[&str]) -> Vec<Value> {
+    let mut all = vec!["sim"];
+    all.extend_from_slice(args);
+    all.extend(["--format", "json"]);
+    json_of(&all).as_array().expect("a JSON array").clone()
+}
+
 /// Runs `cmd`, asserts exit `code` with nothing on stdout, and returns stderr.
 pub fn stderr_of_failure(cmd: &mut Command, code: i32) -> String {
     let out = cmd.assert().code(code).get_output().clone();
