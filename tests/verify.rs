@@ -244,7 +244,8 @@ impl<M: Memory> Lock for BreaksItsBound<M> {
     }
 }
 
-fn test_entry(name: &'static str, scheduled: lockbench::locks::Builder) -> LockEntry {
+fn test_entry(name: &'static str, scheduled: fn(&Params) -> Box<dyn Lock>) -> LockEntry {
+    let scheduled: lockbench::locks::Builder = std::sync::Arc::new(scheduled);
     LockEntry {
         info: LockInfo {
             name,
@@ -256,8 +257,10 @@ fn test_entry(name: &'static str, scheduled: lockbench::locks::Builder) -> LockE
             safe: false,
             notes: "",
         },
-        native: scheduled,
-        bench: |_, _| Err(lockbench::runner::exec::RunFailure("verify only".into())),
+        native: scheduled.clone(),
+        bench: std::sync::Arc::new(|_, _| {
+            Err(lockbench::runner::exec::RunFailure("verify only".into()))
+        }),
         scheduled: Some(scheduled),
         counting: None,
     }

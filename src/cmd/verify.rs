@@ -176,7 +176,11 @@ fn lockstep(mut entry: LockEntry) -> Result<LockEntry, UsageError> {
             entry.info.name
         ));
     }
-    entry.scheduled = Some(|p| Box::new(Lockstep::new(ScheduledMemory, p)));
+    entry.scheduled = Some(std::sync::Arc::new(
+        |p: &crate::locks::Params| -> Box<dyn crate::locks::Lock> {
+            Box::new(Lockstep::new(ScheduledMemory, p))
+        },
+    ));
     Ok(entry)
 }
 

@@ -203,8 +203,9 @@ impl LockInfo {
     }
 }
 
-/// Builds a lock from its parameters.
-pub type Builder = fn(&Params) -> Box<dyn Lock>;
+/// Builds a lock from its parameters. A shared closure rather than a function pointer, so an
+/// entry made at run time (a plug-in loaded from a file) can carry what it loaded.
+pub type Builder = Arc<dyn Fn(&Params) -> Box<dyn Lock> + Send + Sync>;
 
 /// Builds a lock on a given counting memory (RMRs under a model).
-pub type CountingBuilder = fn(&Params, CountingMemory) -> Box<dyn Lock>;
+pub type CountingBuilder = Arc<dyn Fn(&Params, CountingMemory) -> Box<dyn Lock> + Send + Sync>;

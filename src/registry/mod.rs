@@ -47,8 +47,8 @@ impl LockEntry {
     pub fn subject(&self) -> Subject {
         Subject {
             info: self.info.clone(),
-            bench: self.bench,
-            counting: self.counting,
+            bench: self.bench.clone(),
+            counting: self.counting.clone(),
         }
     }
 }
@@ -60,12 +60,24 @@ macro_rules! generic_entry {
     ($info:expr, $ty:ident) => {
         $crate::registry::LockEntry {
             info: $info,
-            native: |p| Box::new($ty::new(p.native(), p)),
-            bench: |spec, kind| {
+            native: ::std::sync::Arc::new(
+                |p: &$crate::locks::Params| -> Box<dyn $crate::locks::Lock> {
+                    Box::new($ty::new(p.native(), p))
+                },
+            ),
+            bench: ::std::sync::Arc::new(|spec, kind| {
                 $crate::runner::exec::run_typed(spec, kind, |p| $ty::new(p.native(), p))
-            },
-            scheduled: Some(|p| Box::new($ty::new($crate::mem::ScheduledMemory, p))),
-            counting: Some(|p, m| Box::new($ty::new(m, p))),
+            }),
+            scheduled: Some(::std::sync::Arc::new(
+                |p: &$crate::locks::Params| -> Box<dyn $crate::locks::Lock> {
+                    Box::new($ty::new($crate::mem::ScheduledMemory, p))
+                },
+            )),
+            counting: Some(::std::sync::Arc::new(
+                |p: &$crate::locks::Params, m| -> Box<dyn $crate::locks::Lock> {
+                    Box::new($ty::new(m, p))
+                },
+            )),
         }
     };
 }
@@ -77,8 +89,14 @@ macro_rules! native_entry {
     ($info:expr, $build:expr) => {
         $crate::registry::LockEntry {
             info: $info,
-            native: |p| Box::new(($build)(p)),
-            bench: |spec, kind| $crate::runner::exec::run_typed(spec, kind, $build),
+            native: ::std::sync::Arc::new(
+                |p: &$crate::locks::Params| -> Box<dyn $crate::locks::Lock> {
+                    Box::new(($build)(p))
+                },
+            ),
+            bench: ::std::sync::Arc::new(|spec, kind| {
+                $crate::runner::exec::run_typed(spec, kind, $build)
+            }),
             scheduled: None,
             counting: None,
         }

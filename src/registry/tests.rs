@@ -75,12 +75,18 @@ fn the_naive_exit_breaks_group_mutual_exclusion() {
 fn the_bounded_cts_runs_in_lockstep_with_the_unbounded_one() {
     use crate::locks::paper::bounded_cts::Lockstep;
     use crate::locks::paper::zehavi::{Zehavi, INFO_BOUNDED};
+    use crate::locks::{Lock, Params};
     use crate::mem::ScheduledMemory;
+    use std::sync::Arc;
     let entry = super::LockEntry {
         info: INFO_BOUNDED,
-        native: |p| Box::new(Zehavi::<_, Lockstep<_>>::new(p.native(), p)),
-        bench: |_, _| Err(crate::runner::spec::RunFailure("verify only".into())),
-        scheduled: Some(|p| Box::new(Zehavi::<_, Lockstep<_>>::new(ScheduledMemory, p))),
+        native: Arc::new(|p: &Params| -> Box<dyn Lock> {
+            Box::new(Zehavi::<_, Lockstep<_>>::new(p.native(), p))
+        }),
+        bench: Arc::new(|_, _| Err(crate::runner::spec::RunFailure("verify only".into()))),
+        scheduled: Some(Arc::new(|p: &Params| -> Box<dyn Lock> {
+            Box::new(Zehavi::<_, Lockstep<_>>::new(ScheduledMemory, p))
+        })),
         counting: None,
     };
     for (n, k, schedules) in [(2, 1, 300), (3, 1, 300), (3, 2, 300), (4, 2, 150)] {

@@ -193,7 +193,7 @@ pub(crate) fn run_with(
     target: Option<usize>,
 ) -> Result<RmrReport, String> {
     let n = o.threads;
-    let build = entry.counting.ok_or_else(|| {
+    let build = entry.counting.clone().ok_or_else(|| {
         format!(
             "{} is not written over the register abstraction: its RMRs cannot be counted",
             entry.info.name

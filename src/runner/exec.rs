@@ -38,7 +38,7 @@ pub fn run_once(spec: &RunSpec) -> Result<Repetition, RunFailure> {
     let Some(model) = spec.rmr else {
         return (spec.lock.bench)(spec, LoopKind::Harness);
     };
-    let Some(build) = spec.lock.counting else {
+    let Some(build) = spec.lock.counting.clone() else {
         return Err(RunFailure(format!(
             "{} is not written over the register abstraction: its RMRs cannot be counted",
             spec.lock.info.name
@@ -347,7 +347,7 @@ mod tests {
     fn admit_all(problem: Problem) -> Subject {
         Subject {
             info: info("admit-all", problem),
-            bench: |s, kind| run_typed(s, kind, |_| AdmitAll),
+            bench: std::sync::Arc::new(|s, kind| run_typed(s, kind, |_| AdmitAll)),
             counting: None,
         }
     }
@@ -511,7 +511,7 @@ mod tests {
         }
         let entry = Subject {
             info: info("never", Problem::Mutex),
-            bench: |s, kind| run_typed(s, kind, never),
+            bench: std::sync::Arc::new(|s, kind| run_typed(s, kind, never)),
             counting: None,
         };
         let started = Instant::now();
@@ -535,7 +535,7 @@ mod tests {
     fn watchdog_leaves_behind_threads_it_cannot_reach() {
         let entry = Subject {
             info: info("parks", Problem::Mutex),
-            bench: |s, kind| run_typed(s, kind, |_| ParksForever),
+            bench: std::sync::Arc::new(|s, kind| run_typed(s, kind, |_| ParksForever)),
             counting: None,
         };
         let r = run_once(&spec(entry, 1, StopRule::Duration(Duration::from_secs(60)))).unwrap();

@@ -70,7 +70,13 @@ pub(crate) fn ticket() -> spec::Subject {
     use crate::locks::baseline::ticket::{TicketLock, INFO};
     spec::Subject {
         info: INFO,
-        bench: |spec, kind| exec::run_typed(spec, kind, |p| TicketLock::new(p.native(), p)),
-        counting: Some(|p, m| Box::new(TicketLock::new(m, p))),
+        bench: std::sync::Arc::new(|spec, kind| {
+            exec::run_typed(spec, kind, |p| TicketLock::new(p.native(), p))
+        }),
+        counting: Some(std::sync::Arc::new(
+            |p: &crate::locks::Params, m| -> Box<dyn crate::locks::Lock> {
+                Box::new(TicketLock::new(m, p))
+            },
+        )),
     }
 }

@@ -20,7 +20,8 @@ use crate::workload::Mix;
 /// bare) monomorphised for the lock's concrete type: no dynamic call on the hot path, so the
 /// lock's fast path inlines into the loop as it does in the lock's own benchmarks. The
 /// registry makes one per lock from [`run_typed`](crate::runner::exec::run_typed).
-pub type Bench = fn(&RunSpec, LoopKind) -> Result<Repetition, RunFailure>;
+pub type Bench =
+    std::sync::Arc<dyn Fn(&RunSpec, LoopKind) -> Result<Repetition, RunFailure> + Send + Sync>;
 
 /// What the runner needs of a lock: its description, its monomorphised bench, its counting build.
 #[derive(Clone)]

@@ -101,7 +101,7 @@ fn freeze(exec: &Arc<Mutex<Exec>>, tally: &Tally, p: usize) {
 /// One execution: every process does its passages; the monitor checks each event; the lock's
 /// invariants are checked after every write.
 pub(super) fn execution(
-    build: Builder,
+    build: &Builder,
     problem: Problem,
     fcfs: bool,
     opts: &VerifyOptions,

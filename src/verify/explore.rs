@@ -81,8 +81,13 @@ pub(super) struct Exploration<'a> {
 impl Exploration<'_> {
     /// Runs `scheduler` over the lock.
     fn explore<S: Scheduler + 'static>(&self, scheduler: S) -> Ended {
-        let (build, problem, fcfs, opts, tally) =
-            (self.build, self.problem, self.fcfs, self.opts, &self.tally);
+        let (build, problem, fcfs, opts, tally) = (
+            self.build.clone(),
+            self.problem,
+            self.fcfs,
+            self.opts,
+            &self.tally,
+        );
         let mut config = Config::new();
         config.failure_persistence = FailurePersistence::Print;
         config.max_steps = MaxSteps::ContinueAfter(opts.max_steps);
@@ -94,7 +99,7 @@ impl Exploration<'_> {
         let result = catch_unwind(AssertUnwindSafe(|| {
             Runner::new(scheduler, config).run(move || {
                 a.fetch_add(1, Ordering::Relaxed);
-                execution(build, problem, fcfs, &o, &t)
+                execution(&build, problem, fcfs, &o, &t)
             })
         }));
         *self.runs.borrow_mut() += attempts.load(Ordering::Relaxed);
@@ -158,6 +163,7 @@ impl Exploration<'_> {
         let again = Exploration {
             tally: Arc::new(Default::default()),
             runs: RefCell::new(0),
+            build: self.build.clone(),
             ..*self
         };
         start_recording();

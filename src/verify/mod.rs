@@ -41,7 +41,7 @@ pub fn verify(
     opts: &VerifyOptions,
     quiet: bool,
 ) -> Result<VerifyReport, String> {
-    let build = entry.scheduled.ok_or_else(|| {
+    let build = entry.scheduled.clone().ok_or_else(|| {
         format!(
             "{} is not written over the register abstraction, so it cannot run on the scheduled memory: verify a paper algorithm or ticket",
             entry.info.name

@@ -54,7 +54,9 @@ macro_rules! m {
             change: $change,
             equivalent: $eq,
             at_least: $at_least,
-            build: |p| Box::new(<$ty>::new(ScheduledMemory, p)),
+            build: std::sync::Arc::new(|p: &crate::locks::Params| -> Box<dyn crate::locks::Lock> {
+                Box::new(<$ty>::new(ScheduledMemory, p))
+            }),
         }
     };
 }
@@ -145,7 +147,7 @@ pub fn select(name: &str) -> Result<Vec<Mutant>, String> {
 /// The registry entry of a mutant: its lock's entry with the mutant's builder.
 pub fn entry(m: &Mutant) -> LockEntry {
     let mut e = find(m.lock).expect("mutants mutate registered locks");
-    e.scheduled = Some(m.build);
+    e.scheduled = Some(m.build.clone());
     e
 }
 
