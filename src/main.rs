@@ -1,8 +1,39 @@
 //! The `lockbench` binary: parse, dispatch, map errors to exit codes (2: bad input).
 
+use std::io::Write as _;
+
 use clap::Parser as _;
 use lockbench::cli::{Cli, Command};
 use lockbench::error::UsageError;
+use lockbench::opts::io::{one_line, WriteError, EXIT_WRITE};
+
+/// One line on stderr; a stderr that cannot take it is not a reason to panic.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{}", one_line(line));
+}
+
+/// A failed print (`println!` onto a full disk, a closed stream) panics in the standard
+/// library; this turns it into one line on stderr (where stderr still works) and exit
+/// [`EXIT_WRITE`]. Results already saved were written through the atomic writer and stay.
+fn on_failed_print() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| payload.downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if let Some(rest) = msg.strip_prefix("failed printing to ") {
+            let (stream, why) = rest.split_once(": ").unwrap_or((rest, "failed"));
+            say(&format!(
+                "error: cannot write to {stream}: {why}; results already saved are kept"
+            ));
+            std::process::exit(EXIT_WRITE);
+        }
+        default(info)
+    }));
+}
 
 fn main() {
     // Behave like a Unix tool when the reader goes away (`lockbench list | head`): die quietly
@@ -11,6 +42,7 @@ fn main() {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    on_failed_print();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // No subcommand: one line naming them (bad input, exit 2).
@@ -22,10 +54,10 @@ fn main() {
                 .get_subcommands()
                 .map(|c| c.get_name().to_string())
                 .collect();
-            eprintln!(
+            say(&format!(
                 "error: give a command: {} (`lockbench --help` says what each does)",
                 names.join(", ")
-            );
+            ));
             std::process::exit(2);
         }
         // --help, --version, and the help shown for a missing subcommand.
@@ -33,7 +65,14 @@ fn main() {
             if !e.use_stderr()
                 || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
         {
-            e.exit()
+        {
+            let printed = e.print().and_then(|()| std::io::stdout().flush());
+            if let Err(why) = printed {
+                say(&format!("error: cannot write to stdout: {why}"));
+                std::process::exit(EXIT_WRITE);
+            }
+            std::process::exit(e.exit_code())
+        }
         }
         Err(e) => {
             // One line: clap's message and its tip, without the usage block.
@@ -47,21 +86,29 @@ fn main() {
                         && !l.starts_with("For more information")
                 })
                 .collect();
-            eprintln!("{} (see --help)", line.join("; "));
+            say(&format!("{} (see --help)", line.join("; ")));
             std::process::exit(2);
         }
     };
     let code = match dispatch(cli.command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            say(&format!("error: {e:#}"));
             if e.downcast_ref::<UsageError>().is_some() {
                 2
+            } else if e.downcast_ref::<WriteError>().is_some() {
+                EXIT_WRITE
             } else {
                 1
             }
         }
     };
+    if let Err(e) = std::io::stdout().flush() {
+        say(&format!(
+            "error: cannot write to stdout: {e}; results already saved are kept"
+        ));
+        std::process::exit(EXIT_WRITE);
+    }
     std::process::exit(code);
 }
 

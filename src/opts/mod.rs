@@ -9,6 +9,7 @@
 //! engine read them and they import nothing above them.
 
 pub mod de;
+pub mod io;
 pub mod out;
 
 use std::path::PathBuf;

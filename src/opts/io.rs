@@ -1,0 +1,232 @@
+//! One way in and one way out: every file lockbench reads goes through [`read`] (or
+//! [`read_text`]), every file it writes through [`write_atomic`], and every path it prints in
+//! a message through [`shown`].
+//!
+//! - A reader opens without blocking and refuses anything but a regular file (a FIFO would
+//!   hang, `/dev/zero` never ends, a directory is not text) and anything larger than the cap
+//!   its caller gives for that kind of file ([`CONFIG_CAP`], [`RESULTS_CAP`], [`SYSTEM_CAP`]).
+//! - A writer writes a temporary beside the file, then renames it over: the file is whole or
+//!   untouched. On failure the temporary is removed and the message names the file.
+//! - A path is shown on one line: control characters (a newline in a name) are escaped.
+
+use std::fs;
+use std::io::{self, Read as _, Write as _};
+use std::os::unix::fs::{FileTypeExt as _, OpenOptionsExt as _};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+/// Largest config file (run, sweep, `sim --paper`, claims files): 1 MiB.
+pub const CONFIG_CAP: u64 = 1 << 20;
+/// Largest results file (`results.json`, a sweep's journal or manifest, a calibration): 1 GiB.
+pub const RESULTS_CAP: u64 = 1 << 30;
+/// Largest file read from `/proc` or `/sys`: 4 MiB (`/proc/cpuinfo` of a large host).
+pub const SYSTEM_CAP: u64 = 4 << 20;
+
+/// Exit code of a command whose output could not be written: a standard stream (a full
+/// disk, a closed stream) or a file it saves into ([`WriteError`]).
+pub const EXIT_WRITE: i32 = 74;
+
+/// A file or directory lockbench could not write: names it, says why (exit [`EXIT_WRITE`]).
+#[derive(Debug)]
+pub struct WriteError {
+    /// The file, shown on one line.
+    pub path: String,
+    /// What went wrong.
+    pub source: io::Error,
+    /// `write` or `create`.
+    verb: &'static str,
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot {} {}: {}", self.verb, self.path, self.source)?;
+        if self.source.raw_os_error() == Some(libc::ENOSPC) {
+            f.write_str("; free some space or choose another place")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for WriteError {}
+
+fn write_error(verb: &'static str, path: &Path, source: io::Error) -> anyhow::Error {
+    WriteError {
+        path: shown(path),
+        source,
+        verb,
+    }
+    .into()
+}
+
+/// `path` on one line: as [`Path::display`] shows it, with control characters escaped
+/// (`\n`, `\t`, `\u{1b}`), so a message naming it stays one line.
+pub fn shown(path: &Path) -> String {
+    one_line(&path.display().to_string())
+}
+
+/// `text` with its control characters escaped, so it prints as one line.
+pub fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn refuse(why: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidInput, why)
+}
+
+/// What kind of file `t` is, in words, when it is not a regular file.
+fn not_regular(t: fs::FileType) -> Option<&'static str> {
+    if t.is_file() {
+        None
+    } else if t.is_dir() {
+        Some("a directory")
+    } else if t.is_fifo() {
+        Some("a FIFO (named pipe)")
+    } else if t.is_socket() {
+        Some("a socket")
+    } else if t.is_char_device() {
+        Some("a character device")
+    } else if t.is_block_device() {
+        Some("a block device")
+    } else {
+        Some("not a regular file")
+    }
+}
+
+/// The bytes of the regular file at `path`, at most `cap` of them. Opening never blocks (a
+/// FIFO is refused, not waited on); anything but a regular file, or a file past `cap`, is an
+/// [`io::ErrorKind::InvalidInput`] error saying what it is and what to give instead.
+pub fn read(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
+    let mut f = fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)?;
+    let meta = f.metadata()?;
+    if let Some(kind) = not_regular(meta.file_type()) {
+        return Err(refuse(format!("is {kind}; give a regular file")));
+    }
+    let too_big = || refuse(format!("is larger than {}; give a smaller file", bytes(cap)));
+    if meta.len() > cap {
+        return Err(too_big());
+    }
+    let mut buf = Vec::with_capacity(meta.len() as usize);
+    (&mut f).take(cap + 1).read_to_end(&mut buf)?;
+    if buf.len() as u64 > cap {
+        return Err(too_big());
+    }
+    Ok(buf)
+}
+
+/// [`read`] as UTF-8 text.
+pub fn read_text(path: &Path, cap: u64) -> io::Result<String> {
+    String::from_utf8(read(path, cap)?)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "is not UTF-8 text"))
+}
+
+/// A small system file (`/proc`, `/sys`), trimmed; `None` when it cannot be read.
+pub fn read_system(path: impl AsRef<Path>) -> Option<String> {
+    read_text(path.as_ref(), SYSTEM_CAP).ok()
+}
+
+fn bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 30 => format!("{} GiB", n >> 30),
+        n if n >= 1 << 20 => format!("{} MiB", n >> 20),
+        n => format!("{} KiB", n >> 10),
+    }
+}
+
+/// The temporary [`write_atomic`] writes before renaming it to `path`.
+pub fn temp_of(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".tmp");
+    path.with_file_name(name)
+}
+
+/// Writes `bytes` to `path` atomically: into [`temp_of`] `path`, synced, then renamed over
+/// `path`. On failure the temporary is removed, `path` is as it was, and the error names
+/// `path` (e.g. `cannot write out/results.json: No space left on device (os error 28)`).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temp_of(path);
+    let attempt = || -> io::Result<()> {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)
+    };
+    attempt().map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        write_error("write", path, e)
+    })
+}
+
+/// Creates directory `dir` and its parents; the error names it.
+pub fn create_dir_all(dir: &Path) -> Result<()> {
+    fs::create_dir_all(dir).map_err(|e| write_error("create", dir, e))
+}
+
+/// Appends `bytes` to `path` (created when missing) and syncs: for journals, where a torn
+/// last line is the reader's to skip. The error names `path`.
+pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
+    let attempt = || -> io::Result<()> {
+        let mut f = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)?;
+        f.write_all(bytes)?;
+        f.sync_data()
+    };
+    attempt().map_err(|e| write_error("write", path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_within_the_cap_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("a.toml");
+        fs::write(&f, "x = 1\n").unwrap();
+        assert_eq!(read_text(&f, 6).unwrap(), "x = 1\n");
+        let e = read_text(&f, 5).unwrap_err().to_string();
+        assert!(e.contains("larger than"), "{e}");
+        let e = read_text(dir.path(), 5).unwrap_err().to_string();
+        assert!(e.contains("a directory"), "{e}");
+        let fifo = dir.path().join("f");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: mkfifo reads the NUL-terminated path it is given.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = read_text(&fifo, 5).unwrap_err().to_string();
+        assert!(e.contains("FIFO"), "{e}");
+        let e = read_text(Path::new("/dev/zero"), 5).unwrap_err().to_string();
+        assert!(e.contains("character device"), "{e}");
+    }
+
+    #[test]
+    fn writes_are_whole_and_leave_no_temporary() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("r.json");
+        write_atomic(&f, b"[1]").unwrap();
+        assert_eq!(fs::read(&f).unwrap(), b"[1]");
+        assert!(!temp_of(&f).exists());
+        let e = write_atomic(&dir.path().join("no/such/r.json"), b"x")
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("cannot write ") && e.contains("no/such/r.json"), "{e}");
+    }
+
+    #[test]
+    fn paths_show_on_one_line() {
+        assert_eq!(shown(Path::new("a\nb")), "a\\nb");
+        assert_eq!(shown(Path::new("plain/x.json")), "plain/x.json");
+    }
+}
