@@ -65,14 +65,12 @@ fn main() {
             if !e.use_stderr()
                 || e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
         {
-        {
             let printed = e.print().and_then(|()| std::io::stdout().flush());
             if let Err(why) = printed {
                 say(&format!("error: cannot write to stdout: {why}"));
                 std::process::exit(EXIT_WRITE);
             }
             std::process::exit(e.exit_code())
-        }
         }
         Err(e) => {
             // One line: clap's message and its tip, without the usage block.

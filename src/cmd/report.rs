@@ -57,9 +57,10 @@ pub fn exec(args: &Args) -> Result<i32> {
 
 /// When `dir` is a sweep's directory: its points planned (manifest) and done (journal).
 fn sweep_state(dir: &std::path::Path) -> Option<SweepState> {
-    let m: Manifest = std::fs::read_to_string(dir.join("manifest.json"))
-        .ok()
-        .and_then(|t| serde_json::from_str(&t).ok())?;
+    let m: Manifest =
+        crate::opts::io::read_text(&dir.join("manifest.json"), crate::opts::io::RESULTS_CAP)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())?;
     let (done, _) = finished(dir);
     Some(SweepState {
         planned: m.points,

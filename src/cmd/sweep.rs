@@ -1,7 +1,6 @@
 //! `lockbench sweep CONFIG.toml [--out DIR] | --resume DIR [CONFIG.toml]`: a run config with
 //! lists, run as a matrix of points (see [`crate::engine::sweep`]).
 
-use std::fs;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -34,7 +33,7 @@ pub fn exec(args: &Args) -> Result<i32> {
     let (dir, text, path, manifest) = match (&args.resume, &args.config) {
         (Some(dir), given) => {
             let m_path = dir.join("manifest.json");
-            let m_bytes = fs::read(&m_path).map_err(|e| {
+            let m_bytes = crate::opts::io::read(&m_path, crate::opts::io::RESULTS_CAP).map_err(|e| {
                 UsageError(if e.kind() == std::io::ErrorKind::NotFound {
                     format!(
                         "{} holds no sweep (no manifest.json): give the directory a sweep wrote, or start one with `lockbench sweep CONFIG.toml`",
@@ -52,7 +51,7 @@ pub fn exec(args: &Args) -> Result<i32> {
             })?;
             let (text, path) = match given {
                 Some(p) => (
-                    fs::read_to_string(p).map_err(|e| {
+                    crate::opts::io::read_text(p, crate::opts::io::CONFIG_CAP).map_err(|e| {
                         UsageError(format!("cannot read sweep config {}: {e}", p.display()))
                     })?,
                     p.clone(),
@@ -62,7 +61,7 @@ pub fn exec(args: &Args) -> Result<i32> {
             (dir.clone(), text, path, Some(m))
         }
         (None, Some(p)) => {
-            let text = fs::read_to_string(p).map_err(|e| {
+            let text = crate::opts::io::read_text(p, crate::opts::io::CONFIG_CAP).map_err(|e| {
                 UsageError(format!("cannot read sweep config {}: {e}", p.display()))
             })?;
             let dir = args.out.out.clone().unwrap_or_else(|| {

@@ -423,7 +423,7 @@ pub fn measure(s: &Settings) -> Result<Calibration> {
         }
     }
     let [load_ns, store_ns, rmw_ns] = m;
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpuinfo = crate::opts::io::read_system("/proc/cpuinfo").unwrap_or_default();
     let mut notes = Vec::new();
     let busy = crate::hw::load_average();
     if let Some(load) = busy.filter(|l| *l > 0.5) {
@@ -436,8 +436,7 @@ pub fn measure(s: &Settings) -> Result<Calibration> {
         version: env!("CARGO_PKG_VERSION").to_string(),
         timestamp: crate::report::store::now_secs(),
         cpu_model: crate::runner::host::cpu_model(&cpuinfo),
-        hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .ok()
+        hostname: crate::opts::io::read_system("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string()),
         cpus: s.cpus.clone(),
         lines: s.lines,
@@ -508,11 +507,9 @@ pub fn calibrate(cpus: Option<&str>, lines: usize, rounds: usize) -> Result<Cali
 /// Saves the calibration as JSON at `path` (its directory created when missing).
 pub fn save(cal: &Calibration, path: &std::path::Path) -> Result<()> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
+        crate::opts::io::create_dir_all(parent)?;
     }
-    std::fs::write(path, serde_json::to_string_pretty(cal)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))
+    crate::opts::io::write_atomic(path, (serde_json::to_string_pretty(cal)? + "\n").as_bytes())
 }
 
 /// The calibration as an aligned table.

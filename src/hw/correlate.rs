@@ -259,9 +259,8 @@ fn correlation(
             file_part(model),
             file_part(&event)
         ));
-        std::fs::create_dir_all(svg_dir)?;
-        std::fs::write(&path, render(&scatter))
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        crate::opts::io::create_dir_all(svg_dir)?;
+        crate::opts::io::write_atomic(&path, render(&scatter).as_bytes())?;
         plot = Some(path);
     }
     Ok(Correlation {

@@ -22,8 +22,7 @@ pub const DEFAULT_CALIBRATION: &str = "reports/calibration.json";
 
 /// The 1-minute load average, when readable.
 pub fn load_average() -> Option<f64> {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()?
+    crate::opts::io::read_system("/proc/loadavg")?
         .split_whitespace()
         .next()?
         .parse()
@@ -32,7 +31,7 @@ pub fn load_average() -> Option<f64> {
 
 /// Reads a calibration file; a missing or malformed one is bad input.
 pub fn read_calibration(path: &Path) -> Result<calibrate::Calibration, UsageError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::opts::io::read_text(path, crate::opts::io::RESULTS_CAP).map_err(|e| {
         UsageError(format!(
             "cannot read the calibration {} ({e}); run `lockbench calibrate` first or give \
              --calibration FILE",

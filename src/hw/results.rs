@@ -6,6 +6,7 @@
 //! saved runs and hand-assembled files work. Files that are not results (a calibration, say)
 //! are skipped and counted.
 
+use crate::opts::io::Visited;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -65,7 +66,10 @@ pub struct Loaded {
     pub skipped: Vec<PathBuf>,
 }
 
-fn json_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+fn json_files(dir: &Path, seen: &mut Visited, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if !seen.enter(dir) {
+        return Ok(());
+    }
     let mut entries: Vec<PathBuf> = fs::read_dir(dir)?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .collect();
@@ -82,13 +86,13 @@ fn json_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
             if sweep && p.file_name() == Some("partial".as_ref()) {
                 continue;
             }
-            json_files(p, out)?;
+            json_files(p, seen, out)?;
         }
         return Ok(());
     }
     for p in entries {
         if p.is_dir() {
-            json_files(&p, out)?;
+            json_files(&p, seen, out)?;
         } else if p.extension().is_some_and(|e| e == "json") {
             out.push(p);
         }
@@ -127,11 +131,11 @@ pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
         )));
     }
     let mut files = Vec::new();
-    json_files(dir, &mut files)
+    json_files(dir, &mut Visited::default(), &mut files)
         .map_err(|e| UsageError(format!("cannot read {}: {e}", dir.display())))?;
     let mut loaded = Loaded::default();
     for file in files {
-        let text = fs::read(&file).map_err(|e| {
+        let text = crate::opts::io::read(&file, crate::opts::io::RESULTS_CAP).map_err(|e| {
             UsageError(format!(
                 "cannot read {}: {e}; check its permissions, or move it out of {}",
                 file.display(),

@@ -4,7 +4,6 @@
 //! `report` command hands it to [`crate::report::render::render`], which knows nothing of `hw`.
 
 use std::fmt::Write as _;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::hw::{self, correlate, predict, results, svg};
@@ -19,7 +18,7 @@ pub fn section(page: &mut Page<'_>, dir: &Path, calibration: Option<&Path>) {
     // The same files the report read (a sweep's unfinished point is left out).
     let mut runs: Vec<RunResult> = Vec::new();
     for f in saved::result_files(dir) {
-        let parsed = fs::read_to_string(&f)
+        let parsed = crate::opts::io::read_text(&f, crate::opts::io::RESULTS_CAP)
             .ok()
             .and_then(|t| results::runs_of(&t));
         match parsed {

@@ -100,7 +100,7 @@ fn default_seeds() -> usize {
 impl Suite {
     /// Reads and checks a suite file (unknown algorithms and parameters are usage errors).
     pub fn load(path: &Path) -> anyhow::Result<Suite> {
-        let text = std::fs::read_to_string(path)
+        let text = crate::opts::io::read_text(path, crate::opts::io::CONFIG_CAP)
             .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
         let suite: Suite = toml::from_str(&text)
             .map_err(|e| UsageError(format!("{}: {}", path.display(), e.message())))?;

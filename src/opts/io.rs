@@ -113,7 +113,12 @@ pub fn read(path: &Path, cap: u64) -> io::Result<Vec<u8>> {
     if let Some(kind) = not_regular(meta.file_type()) {
         return Err(refuse(format!("is {kind}; give a regular file")));
     }
-    let too_big = || refuse(format!("is larger than {}; give a smaller file", bytes(cap)));
+    let too_big = || {
+        refuse(format!(
+            "is larger than {}; give a smaller file",
+            bytes(cap)
+        ))
+    };
     if meta.len() > cap {
         return Err(too_big());
     }
@@ -168,6 +173,20 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// The directories a walk has entered, by device and inode, so that a link back to a parent
+/// (or any loop of links) is entered once and the walk ends.
+#[derive(Debug, Default)]
+pub struct Visited(std::collections::HashSet<(u64, u64)>);
+
+impl Visited {
+    /// Whether `dir` is new to this walk (it is recorded now); a directory that cannot be
+    /// looked up is not entered.
+    pub fn enter(&mut self, dir: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt as _;
+        fs::metadata(dir).is_ok_and(|m| m.is_dir() && self.0.insert((m.dev(), m.ino())))
+    }
+}
+
 /// Creates directory `dir` and its parents; the error names it.
 pub fn create_dir_all(dir: &Path) -> Result<()> {
     fs::create_dir_all(dir).map_err(|e| write_error("create", dir, e))
@@ -207,7 +226,9 @@ mod tests {
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
         let e = read_text(&fifo, 5).unwrap_err().to_string();
         assert!(e.contains("FIFO"), "{e}");
-        let e = read_text(Path::new("/dev/zero"), 5).unwrap_err().to_string();
+        let e = read_text(Path::new("/dev/zero"), 5)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("character device"), "{e}");
     }
 
@@ -221,7 +242,10 @@ mod tests {
         let e = write_atomic(&dir.path().join("no/such/r.json"), b"x")
             .unwrap_err()
             .to_string();
-        assert!(e.starts_with("cannot write ") && e.contains("no/such/r.json"), "{e}");
+        assert!(
+            e.starts_with("cannot write ") && e.contains("no/such/r.json"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! earlier baseline of that name), and `compare NAME DIR` reads NAME from there when no
 //! directory NAME exists.
 
+use crate::opts::io;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -34,13 +35,19 @@ pub fn save(results: &Path, root: &Path, name: &str) -> anyhow::Result<PathBuf> 
     check_name(name)?;
     let dest = root.join(DIR).join(name);
     if dest.exists() {
-        fs::remove_dir_all(&dest)?;
+        fs::remove_dir_all(&dest).map_err(|e| {
+            anyhow::anyhow!("cannot replace the baseline {}: {e}", io::shown(&dest))
+        })?;
     }
-    fs::create_dir_all(&dest)?;
-    for e in fs::read_dir(results)? {
+    io::create_dir_all(&dest)?;
+    let entries = fs::read_dir(results)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", io::shown(results)))?;
+    for e in entries {
         let p = e?.path();
         if p.extension().is_some_and(|x| x == "json") {
-            fs::copy(&p, dest.join(p.file_name().expect("a file")))?;
+            let bytes = io::read(&p, io::RESULTS_CAP)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", io::shown(&p)))?;
+            io::write_atomic(&dest.join(p.file_name().expect("a file")), &bytes)?;
         }
     }
     Ok(dest)

@@ -4,10 +4,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::compare::PointComparison;
 use super::plots::{self, Axis, LineChart, Pt, Series};
@@ -89,8 +88,7 @@ pub fn write(
     b: &[RunResult],
     points: &[PointComparison],
 ) -> Result<PathBuf> {
-    fs::create_dir_all(out.join("plots"))
-        .with_context(|| format!("cannot create {}/plots", out.display()))?;
+    crate::opts::io::create_dir_all(&out.join("plots"))?;
     let mut md = String::from("# lockbench compare\n\n");
     md.push_str(table);
     md.push('\n');
@@ -109,16 +107,20 @@ pub fn write(
     for (scen, (ra, rb)) in &scenarios {
         let _ = writeln!(md, "## {}\n", scen.title());
         let name = format!("compare_throughput_{}.svg", scen.file_part());
-        fs::write(out.join("plots").join(&name), throughput(scen, ra, rb)?)
-            .with_context(|| format!("cannot write plots/{name}"))?;
+        crate::opts::io::write_atomic(
+            &out.join("plots").join(&name),
+            throughput(scen, ra, rb)?.as_bytes(),
+        )?;
         let _ = writeln!(md, "![throughput, A against B](plots/{name})\n");
         let mut threads: Vec<usize> = ra.iter().map(|r| r.threads).collect();
         threads.sort_unstable();
         threads.dedup();
         for t in threads {
             let name = format!("compare_latency_{}_t{t}.svg", scen.file_part());
-            fs::write(out.join("plots").join(&name), latency(scen, t, ra, rb)?)
-                .with_context(|| format!("cannot write plots/{name}"))?;
+            crate::opts::io::write_atomic(
+                &out.join("plots").join(&name),
+                latency(scen, t, ra, rb)?.as_bytes(),
+            )?;
             let _ = writeln!(
                 md,
                 "![entry latency, A against B, {t} threads](plots/{name})\n"
@@ -126,7 +128,7 @@ pub fn write(
         }
     }
     let path = out.join("compare.md");
-    fs::write(&path, md).with_context(|| format!("cannot write {}", path.display()))?;
+    crate::opts::io::write_atomic(&path, md.as_bytes())?;
     Ok(path)
 }
 

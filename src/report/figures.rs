@@ -4,10 +4,9 @@
 //! `plots/` and linked from the Markdown, with the scenario's throughput table.
 
 use std::fmt::Write as _;
-use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::hlog;
 use super::plots::{self, Axis, LineChart, Pt, Row, Series};
@@ -41,8 +40,7 @@ impl Page<'_> {
     /// Writes `svg` as `plots/<name>` and records it.
     pub fn write_svg(&mut self, name: &str, svg: &str) -> Result<()> {
         let rel = PathBuf::from("plots").join(name);
-        fs::write(self.out.join(&rel), svg)
-            .with_context(|| format!("cannot write {}", rel.display()))?;
+        crate::opts::io::write_atomic(&self.out.join(&rel), svg.as_bytes())?;
         self.written.plots.push(rel);
         Ok(())
     }

@@ -3,11 +3,9 @@
 //! and `report` exports them as HdrHistogram interval logs (`.hlog`) that the HdrHistogram tools
 //! (HistogramLogProcessor, HistogramLogAnalyzer) read.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use anyhow::Context as _;
 use base64::Engine as _;
 use hdrhistogram::serialization::interval_log::{IntervalLogWriterBuilder, Tag};
 use hdrhistogram::serialization::{Deserializer, Serializer as _, V2DeflateSerializer};
@@ -135,8 +133,7 @@ pub fn write_run_logs(runs: &[RunResult], out: &Path) -> anyhow::Result<Vec<Path
             }],
         )?;
         let rel = PathBuf::from("hlog").join(name);
-        fs::write(out.join(&rel), bytes)
-            .with_context(|| format!("cannot write {}", rel.display()))?;
+        crate::opts::io::write_atomic(&out.join(&rel), &bytes)?;
         written.push(rel);
     }
     Ok(written)

@@ -3,10 +3,9 @@
 //! sortable by a click on its header (a small inline script), no file or network fetched.
 
 use std::fmt::Write as _;
-use std::fs;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222}\
 table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{border:1px solid #ccc;padding:3px 6px}\
@@ -35,7 +34,7 @@ pub fn write(out: &Path, md: &str) -> Result<()> {
     html.push_str(&body(out, md));
     let _ = writeln!(html, "<script>{SCRIPT}</script>\n</body></html>");
     let path = out.join("report.html");
-    fs::write(&path, html).with_context(|| format!("cannot write {}", path.display()))
+    crate::opts::io::write_atomic(&path, html.as_bytes())
 }
 
 /// The HTML of the Markdown's blocks.
@@ -99,7 +98,7 @@ fn image(out: &Path, line: &str) -> String {
         .and_then(|s| s.split(')').next())
         .unwrap_or("");
     let inside_out = !src.contains("..") && !src.starts_with('/');
-    match fs::read_to_string(out.join(src)) {
+    match crate::opts::io::read_text(&out.join(src), crate::opts::io::RESULTS_CAP) {
         Ok(svg) if inside_out && src.ends_with(".svg") => {
             let svg = match svg.find("<svg") {
                 Some(at) => &svg[at..],

@@ -6,10 +6,9 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 pub use super::figures::Written;
 use super::figures::{self, lock_order, md_cell, Page};
@@ -32,10 +31,8 @@ pub fn render(
     hardware: Option<Section<'_>>,
 ) -> Result<Written> {
     let runs = saved::load(dir)?;
-    fs::create_dir_all(out.join("plots"))
-        .with_context(|| format!("cannot create {}/plots", out.display()))?;
-    fs::create_dir_all(out.join("hlog"))
-        .with_context(|| format!("cannot create {}/hlog", out.display()))?;
+    crate::opts::io::create_dir_all(&out.join("plots"))?;
+    crate::opts::io::create_dir_all(&out.join("hlog"))?;
     let mut page = Page {
         out,
         md: String::new(),
@@ -64,7 +61,7 @@ pub fn render(
     super::quality_md::flags(&mut page.md, &runs);
     notes(&mut page.md, &runs, &page.written.hlogs);
     let path = out.join("report.md");
-    fs::write(&path, &page.md).with_context(|| format!("cannot write {}", path.display()))?;
+    crate::opts::io::write_atomic(&path, page.md.as_bytes())?;
     page.written.markdown = path;
     super::html::write(out, &page.md)?;
     Ok(page.written)

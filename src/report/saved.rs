@@ -6,6 +6,7 @@
 //! of each subdirectory, in name order; when two invocations measured the same point, the later
 //! one is kept.
 
+use crate::opts::io::Visited;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -173,7 +174,10 @@ pub const SEARCH_DEPTH: usize = 8;
 /// up to [`SEARCH_DEPTH`] (in path order). A directory holding one is not searched further
 /// (a run's or sweep's own files, a sweep's unfinished `partial/`).
 pub fn result_files(dir: &Path) -> Vec<PathBuf> {
-    fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) {
+    fn walk(dir: &Path, depth: usize, seen: &mut Visited, out: &mut Vec<PathBuf>) {
+        if !seen.enter(dir) {
+            return;
+        }
         let own = dir.join("results.json");
         if own.is_file() {
             out.push(own);
@@ -187,11 +191,11 @@ pub fn result_files(dir: &Path) -> Vec<PathBuf> {
             .unwrap_or_default();
         subs.sort();
         for p in subs.iter().filter(|p| p.is_dir()) {
-            walk(p, depth + 1, out);
+            walk(p, depth + 1, seen, out);
         }
     }
     let mut out = Vec::new();
-    walk(dir, 0, &mut out);
+    walk(dir, 0, &mut Visited::default(), &mut out);
     out
 }
 
@@ -214,7 +218,7 @@ pub fn load(dir: &Path) -> Result<Vec<RunResult>, UsageError> {
     }
     let mut all: Vec<RunResult> = Vec::new();
     for f in &files {
-        let text = fs::read_to_string(f)
+        let text = crate::opts::io::read_text(f, crate::opts::io::RESULTS_CAP)
             .map_err(|e| UsageError(format!("cannot read {}: {e}", f.display())))?;
         let runs: Vec<RunResult> = serde_json::from_str(&text).map_err(|e| {
             UsageError(format!(

@@ -75,9 +75,7 @@ const TSC_FLAGS: [&str; 6] = [
 ];
 
 fn read_trimmed(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path)
-        .ok()
-        .map(|s| s.trim().to_string())
+    crate::opts::io::read_system(path).map(|s| s.trim().to_string())
 }
 
 impl Environment {
@@ -109,7 +107,7 @@ impl Environment {
         let boost = read_trimmed(&cpu.join("cpufreq/boost"))
             .map(|v| v == "1")
             .or_else(|| read_trimmed(&cpu.join("intel_pstate/no_turbo")).map(|v| v == "0"));
-        let cpuinfo = std::fs::read_to_string(root.join("proc/cpuinfo")).unwrap_or_default();
+        let cpuinfo = crate::opts::io::read_system(root.join("proc/cpuinfo")).unwrap_or_default();
         let field = |key: &str| {
             cpuinfo.lines().find_map(|line| {
                 let (k, v) = line.split_once(':')?;
@@ -150,9 +148,8 @@ impl Host {
     /// Describes this machine: counts from `topology`, the CPU model from `/proc/cpuinfo`, the
     /// kernel release and host name from `uname` (or `/proc/sys/kernel`).
     pub fn detect(topology: &Topology) -> Host {
-        let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
-            .ok()
-            .and_then(|text| cpu_model(&text));
+        let cpu_model =
+            crate::opts::io::read_system("/proc/cpuinfo").and_then(|text| cpu_model(&text));
         let (kernel, hostname) = match uname() {
             Some((release, nodename)) => (Some(release), Some(nodename)),
             None => (proc_kernel("osrelease"), proc_kernel("hostname")),
@@ -260,7 +257,7 @@ impl LoadSample {
     /// Reads `/proc/stat` and this process's resource usage now; with `settle`, takes the
     /// least runnable count of three readings 1 ms apart (one transient task is not load).
     pub fn take(settle: bool) -> LoadSample {
-        let read = || parse_stat(&std::fs::read_to_string("/proc/stat").unwrap_or_default());
+        let read = || parse_stat(&crate::opts::io::read_system("/proc/stat").unwrap_or_default());
         let (cpu, mut runnable) = read();
         if settle {
             for _ in 0..2 {
@@ -402,8 +399,7 @@ fn uname() -> Option<(String, String)> {
 
 /// `/proc/sys/kernel/<name>`, trimmed.
 fn proc_kernel(name: &str) -> Option<String> {
-    std::fs::read_to_string(format!("/proc/sys/kernel/{name}"))
-        .ok()
+    crate::opts::io::read_system(format!("/proc/sys/kernel/{name}"))
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
 }

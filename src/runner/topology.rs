@@ -162,8 +162,8 @@ impl Topology {
     /// corresponding field unknown. A file present with malformed content is an error.
     pub fn read(cpu_root: &Path, node_root: Option<&Path>) -> Result<Topology, TopologyError> {
         let online_path = cpu_root.join("online");
-        let online_text =
-            std::fs::read_to_string(&online_path).map_err(|source| TopologyError::Read {
+        let online_text = crate::opts::io::read_text(&online_path, crate::opts::io::SYSTEM_CAP)
+            .map_err(|source| TopologyError::Read {
                 path: online_path.clone(),
                 source,
             })?;
@@ -523,7 +523,7 @@ fn read_l3(cache: &Path) -> Result<Option<Vec<usize>>, TopologyError> {
 
 /// The file's content, or `None` when it cannot be read (absent, or refused by the kernel).
 fn read_opt(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path).ok()
+    crate::opts::io::read_system(path)
 }
 
 fn parse_list(path: &Path, text: &str) -> Result<Vec<usize>, TopologyError> {

@@ -185,12 +185,13 @@ pub fn exec(args: &Args) -> Result<i32> {
     let baseline: Option<Vec<Row>> = match &args.baseline {
         None => None,
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| {
-                UsageError(format!(
+            let text =
+                crate::opts::io::read_text(p, crate::opts::io::RESULTS_CAP).map_err(|e| {
+                    UsageError(format!(
                     "--baseline {}: {e}; give a ledger saved with `lockbench claims --format json`",
                     p.display()
                 ))
-            })?;
+                })?;
             Some(serde_json::from_str(&text).map_err(|e| {
                 UsageError(format!(
                     "--baseline {}: not a saved ledger ({e}); save one with `lockbench claims --format json > FILE`",

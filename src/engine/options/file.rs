@@ -79,7 +79,7 @@ fn closest<'a>(key: &str, names: &'a [String]) -> Option<&'a str> {
 /// Reads a config file into options; every message names the file, the key, what is expected
 /// and an example.
 fn load_file(path: &Path) -> Result<RunArgs, UsageError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = crate::opts::io::read_text(path, crate::opts::io::CONFIG_CAP).map_err(|e| {
         UsageError(format!(
             "cannot read config {}: {e} (give a TOML file, e.g. bench-configs/smoke.toml)",
             path.display()

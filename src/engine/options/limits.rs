@@ -42,11 +42,11 @@ pub struct Limits {
 pub const MAX_PROCESSES: usize = 1024;
 
 fn read_number(path: &str) -> Option<u64> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
+    crate::opts::io::read_system(path)?.trim().parse().ok()
 }
 
 fn mem_available() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let text = crate::opts::io::read_system("/proc/meminfo")?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)

@@ -9,11 +9,9 @@
 //! appended later joins a broken line; a point the config does not have is refused.
 
 use std::collections::BTreeSet;
-use std::fs;
-use std::io::Write as _;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::error::UsageError;
@@ -54,7 +52,8 @@ impl Journal {
 /// The points done in `dir` and their results (see the module's notes), with nothing
 /// checked against a config and nothing rewritten: what `report` may read.
 pub fn finished(dir: &Path) -> (BTreeSet<String>, Vec<serde_json::Value>) {
-    let text = fs::read_to_string(dir.join("points.jsonl")).unwrap_or_default();
+    let text = crate::opts::io::read_text(&dir.join("points.jsonl"), crate::opts::io::RESULTS_CAP)
+        .unwrap_or_default();
     let j = parse(&text);
     (j.done(), j.results())
 }
@@ -119,7 +118,7 @@ fn parse(text: &str) -> Journal {
 /// measured again and nothing appended later joins a broken line.
 pub fn read(dir: &Path, points: &BTreeSet<String>) -> Result<Journal> {
     let path = dir.join("points.jsonl");
-    let text = match fs::read_to_string(&path) {
+    let text = match crate::opts::io::read_text(&path, crate::opts::io::RESULTS_CAP) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => {
@@ -148,12 +147,7 @@ pub fn read(dir: &Path, points: &BTreeSet<String>) -> Result<Journal> {
     Ok(j)
 }
 
-pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", tmp.display()))?;
-    fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
+pub(super) use crate::opts::io::write_atomic;
 
 /// A point's result lines and its done line.
 fn lines_of(point: &str, results: &[serde_json::Value]) -> Result<String> {
@@ -184,20 +178,13 @@ pub(super) fn append_point(dir: &Path, point: &str, results: &[RunResult]) -> Re
         .map(serde_json::to_value)
         .collect::<Result<Vec<_>, _>>()?;
     let text = lines_of(point, &values)?;
-    let path = dir.join("points.jsonl");
-    let mut f = fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("cannot append to {}", path.display()))?;
-    f.write_all(text.as_bytes())?;
-    f.sync_all().ok();
-    Ok(())
+    crate::opts::io::append(&dir.join("points.jsonl"), text.as_bytes())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     const A: &str = "{\"point\":\"a\",\"result\":{\"lock\":\"x\"}}\n{\"point\":\"a\",\"done\":1}\n";
 

@@ -127,7 +127,7 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits, fs::File)> {
     let limits = Limits::detect();
     let plans = validate(&sweep, &base_text, path, &limits)?;
     crate::opts::out::check_dir("--out", dir)?;
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    crate::opts::io::create_dir_all(dir)?;
     let held = lock(dir)?;
     if manifest.is_none() && dir.join("manifest.json").exists() {
         return Err(UsageError(format!(

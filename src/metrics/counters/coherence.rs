@@ -285,7 +285,7 @@ impl CpuId {
 
     /// This machine's identity (empty when `/proc/cpuinfo` cannot be read).
     pub fn detect() -> CpuId {
-        std::fs::read_to_string("/proc/cpuinfo")
+        crate::opts::io::read_system("/proc/cpuinfo")
             .map(|text| CpuId::parse(&text))
             .unwrap_or_default()
     }

@@ -36,8 +36,7 @@ pub(super) fn core_pmu_present() -> Option<bool> {
         let devices = std::fs::read_dir("/sys/bus/event_source/devices").ok()?;
         let raw_type = Builder::new(Raw::new(0)).attrs().type_;
         Some(devices.flatten().any(|device| {
-            std::fs::read_to_string(device.path().join("type"))
-                .ok()
+            crate::opts::io::read_system(device.path().join("type"))
                 .and_then(|t| t.trim().parse::<u32>().ok())
                 == Some(raw_type)
         }))
@@ -55,9 +54,9 @@ fn permission_reason(code: i32) -> String {
             errno_name(code)
         );
     }
-    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+    let paranoid = crate::opts::io::read_system("/proc/sys/kernel/perf_event_paranoid")
         .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unreadable".to_string());
+        .unwrap_or_else(|| "unreadable".to_string());
     format!(
         "not permitted: /proc/sys/kernel/perf_event_paranoid is {paranoid}; run as root or lower it"
     )
