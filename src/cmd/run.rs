@@ -28,6 +28,11 @@ pub fn exec(args: &Args) -> Result<i32> {
     let mut opts = args.run.layered()?;
     let limits = Limits::detect();
     let warnings = opts.validate(&limits)?;
+    if let Some(name) = &args.save_as {
+        // Where the baseline will go, checked before anything is measured.
+        let dest = opts.out().join(baselines::DIR).join(name);
+        crate::opts::out::check_dir("--save-as", &dest)?;
+    }
     let outcome = run_with(&opts, warnings, &limits, Hooks::default())?;
     save_baseline(args, &opts, outcome.dir.as_deref())?;
     Ok(outcome.code)

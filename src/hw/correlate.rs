@@ -128,9 +128,11 @@ fn pmu_status(joined: &[Joined<'_>]) -> Pmu {
 }
 
 fn file_part(s: &str) -> String {
-    s.chars()
+    let safe = s
+        .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+        .collect();
+    crate::opts::io::bounded(safe, s)
 }
 
 /// Correlates the runs of `runs` (read from `dir`), writing one SVG per (model, event) with at

@@ -206,9 +206,55 @@ pub fn append(path: &Path, bytes: &[u8]) -> Result<()> {
     attempt().map_err(|e| write_error("write", path, e))
 }
 
+/// Longest part of a result's file name taken from a lock or a mix: the name stays far below
+/// the 255 bytes a file system allows, whatever was typed.
+const PART_MAX: usize = 48;
+
+/// `text` as part of a file name: letters, digits, `.`, `-` and `_` kept, anything else `_`;
+/// past [`PART_MAX`] cut, with a hash of the whole so that two long names stay apart.
+pub fn file_part(text: &str) -> String {
+    let safe: String = text
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    bounded(safe, text)
+}
+
+/// `safe` (a file-name part made from `whole`), or, past [`PART_MAX`] bytes, its start and
+/// a hash of `whole`, so that two long names stay apart.
+pub fn bounded(safe: String, whole: &str) -> String {
+    if safe.len() <= PART_MAX {
+        return safe;
+    }
+    // FNV-1a: stable across runs and builds, unlike the std hasher.
+    let hash = whole.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
+    let mut cut = PART_MAX - 9;
+    while !safe.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}-{:08x}", &safe[..cut], hash as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_parts_are_short_and_safe() {
+        assert_eq!(file_part("hot:8:20,80"), "hot_8_20_80");
+        let long = format!("zipf:4:{}", "1".repeat(300));
+        let p = file_part(&long);
+        assert_eq!(p.len(), PART_MAX);
+        assert_ne!(p, file_part(&format!("zipf:4:{}", "2".repeat(300))));
+    }
 
     #[test]
     fn only_regular_files_within_the_cap_are_read() {

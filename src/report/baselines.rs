@@ -15,6 +15,7 @@ pub const DIR: &str = "baselines";
 /// Refuses a name that is not a plain file name.
 pub fn check_name(name: &str) -> Result<(), UsageError> {
     let ok = !name.is_empty()
+        && name.len() <= crate::opts::out::NAME_MAX
         && name != "."
         && name != ".."
         && name
@@ -24,7 +25,7 @@ pub fn check_name(name: &str) -> Result<(), UsageError> {
         Ok(())
     } else {
         Err(UsageError(format!(
-            "--save-as {name:?}: a baseline name is letters, digits, '-', '_' and '.' (e.g. --save-as main)"
+            "--save-as {name:?}: a baseline name is letters, digits, '-', '_' and '.', at most 255 of them (e.g. --save-as main)"
         )))
     }
 }

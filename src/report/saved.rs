@@ -156,7 +156,8 @@ impl Scenario {
 
 /// `hot:8:25,75` → `hot-8-25-75`.
 pub fn file_safe(s: &str) -> String {
-    s.chars()
+    let safe = s
+        .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '.' {
                 c
@@ -164,7 +165,8 @@ pub fn file_safe(s: &str) -> String {
                 '-'
             }
         })
-        .collect()
+        .collect();
+    crate::opts::io::bounded(safe, s)
 }
 
 /// How deep below the directory given `results.json` files are looked for.

@@ -46,7 +46,7 @@ pub fn now_secs() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-use crate::opts::io::write_atomic;
+use crate::opts::io::{file_part, write_atomic};
 
 impl Store {
     /// Creates `<root>/run-<UTC stamp>[-N]/` for this invocation.
@@ -92,9 +92,9 @@ impl Store {
         let name = format!(
             "{:03}-{}-t{}-{}.json",
             slot + 1,
-            r.lock,
+            file_part(&r.lock),
             r.threads,
-            r.mix.replace([':', ',', '/'], "_")
+            file_part(&r.mix)
         );
         let path = self.dir.join(name);
         write_atomic(&path, serde_json::to_string_pretty(r)?.as_bytes())?;

@@ -133,9 +133,25 @@ pub(super) fn hot_set(sessions: usize, hot_percent: f64) -> usize {
     h.clamp(1, sessions.saturating_sub(1).max(1))
 }
 
+/// A mix parameter as text that parses back to the same value: the shortest decimal, or the
+/// shortest exponent form (`1e308`, not 309 digits) when that is shorter.
+struct Num(f64);
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let plain = format!("{}", self.0);
+        let exp = format!("{:e}", self.0);
+        f.write_str(if exp.len() < plain.len() {
+            &exp
+        } else {
+            &plain
+        })
+    }
+}
+
 impl fmt::Display for Mix {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // `{}` on f64 prints the shortest text that parses back to the same value.
+        // Numbers print in their shortest form that parses back to the same value.
         match self {
             Mix::Single => write!(f, "single"),
             Mix::Distinct => write!(f, "distinct"),
@@ -144,10 +160,15 @@ impl fmt::Display for Mix {
                 sessions,
                 hot_percent,
                 hot_share,
-            } => write!(f, "hot:{sessions}:{hot_percent},{hot_share}"),
-            Mix::Zipf { sessions, exponent } => write!(f, "zipf:{sessions}:{exponent}"),
+            } => write!(
+                f,
+                "hot:{sessions}:{},{}",
+                Num(*hot_percent),
+                Num(*hot_share)
+            ),
+            Mix::Zipf { sessions, exponent } => write!(f, "zipf:{sessions}:{}", Num(*exponent)),
             Mix::Fixed { sessions } => write!(f, "fixed:{sessions}"),
-            Mix::ReadWrite { read_probability } => write!(f, "rw:{read_probability}"),
+            Mix::ReadWrite { read_probability } => write!(f, "rw:{}", Num(*read_probability)),
         }
     }
 }
