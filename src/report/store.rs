@@ -97,16 +97,21 @@ impl Store {
             file_part(&r.mix)
         );
         let path = self.dir.join(name);
-        write_atomic(&path, serde_json::to_string_pretty(r)?.as_bytes())?;
-        if self.slots.len() <= slot {
-            self.slots.resize(slot + 1, None);
+        // `results.json` first: it is what the readers take, and the larger file, so on a
+        // disk filling up it fails first and leaves the directory as it was (every file
+        // whole, no temporary), holding the results saved before.
+        let mut slots = self.slots.clone();
+        if slots.len() <= slot {
+            slots.resize(slot + 1, None);
         }
-        self.slots[slot] = Some(r.clone());
-        let all: Vec<&RunResult> = self.slots.iter().flatten().collect();
+        slots[slot] = Some(r.clone());
+        let all: Vec<&RunResult> = slots.iter().flatten().collect();
         write_atomic(
             &self.dir.join("results.json"),
             serde_json::to_string_pretty(&all)?.as_bytes(),
         )?;
+        self.slots = slots;
+        write_atomic(&path, serde_json::to_string_pretty(r)?.as_bytes())?;
         Ok(path)
     }
 
