@@ -52,6 +52,10 @@ pub fn exec(args: &Args) -> Result<i32> {
         .as_deref()
         .map(compare::parse_percent)
         .transpose()?;
+    if let Some(dir) = &args.plots {
+        // Where the plots go, checked before anything is read or written.
+        crate::opts::out::check_dir("--plots", dir)?;
+    }
     let (dir_a, dir_b) = sides_of(args);
     let a = saved::load(&dir_a)?;
     let b = saved::load(&dir_b)?;
