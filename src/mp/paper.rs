@@ -39,7 +39,8 @@ pub struct Base {
     pub cs: f64,
     /// Mean channel delay (exponential).
     pub cd: f64,
-    /// (α, β).
+    /// (α, β): exactly two, as `--hot A,B`.
+    #[serde(deserialize_with = "two")]
     pub hot: [f64; 2],
 }
 
@@ -91,6 +92,17 @@ pub struct Suite {
     pub base: Base,
     /// The figures.
     pub figure: Vec<Figure>,
+}
+
+/// Exactly two numbers (a longer or shorter list is refused, not cut or padded).
+fn two<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    let v: Vec<f64> = Vec::deserialize(d)?;
+    <[f64; 2]>::try_from(v.as_slice()).map_err(|_| {
+        serde::de::Error::custom(format!(
+            "hot takes two percentages [α, β] (as --hot A,B), not {} values",
+            v.len()
+        ))
+    })
 }
 
 fn default_seeds() -> usize {
@@ -190,6 +202,23 @@ impl Suite {
                     num(most_n),
                     self.requests
                 ));
+            }
+            for q in &fig.quote {
+                // A ratio is positive and finite; its point is one the figure measures.
+                if !(q.value.is_finite() && q.value > 0.0) {
+                    return bad(format!(
+                        "figure {}: quote value = {}: a ratio above 0 (finite)",
+                        fig.name,
+                        num(q.value)
+                    ));
+                }
+                if let Some(at) = q.at.filter(|at| !fig.values.contains(at)) {
+                    return bad(format!(
+                        "figure {}: quote at = {}: not among the figure's values; give one of them or leave `at` out",
+                        fig.name,
+                        num(at)
+                    ));
+                }
             }
             for a in &fig.compare {
                 if algo::info(a).is_none() {
