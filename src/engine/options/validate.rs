@@ -44,6 +44,12 @@ impl RunArgs {
                 ));
             }
         }
+        if self.mix.mix.as_ref().is_some_and(Vec::is_empty) {
+            return usage(format!(
+                "{} is empty: name at least one mix (e.g. distinct, uniform:8), or leave it out for distinct",
+                name("mix")
+            ));
+        }
         if let Some(s) = self.slots {
             if s == 0 || s > limits.threads {
                 return usage(format!(
