@@ -42,7 +42,10 @@ impl LazyStore {
                 Some(dir) => Store::at(dir),
                 None => Store::create(&self.root),
             }
-            .map_err(|e| UsageError(format!("{} {}: {e:#}", self.what, self.root.display())))?;
+            .map_err(|e| match &self.fixed {
+                Some(dir) => UsageError(format!("{}: {e:#}", crate::opts::io::shown(dir))),
+                None => UsageError(format!("{} {}: {e:#}", self.what, self.root.display())),
+            })?;
             self.store = Some(s);
         }
         Ok(self.store.as_mut().expect("just made"))

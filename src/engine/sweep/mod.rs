@@ -127,6 +127,7 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits, fs::File)> {
     let limits = Limits::detect();
     let plans = validate(&sweep, &base_text, path, &limits)?;
     crate::opts::out::check_dir("--out", dir)?;
+    check_places(dir)?;
     crate::opts::io::create_dir_all(dir)?;
     let held = lock(dir)?;
     if manifest.is_none() && dir.join("manifest.json").exists() {
@@ -154,6 +155,35 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits, fs::File)> {
         )?;
     }
     Ok((sweep, plans, limits, held))
+}
+
+/// Every place in `dir` a sweep writes must be of the kind it writes there (checked before
+/// anything is measured): its files not directories, `partial` a directory or absent.
+fn check_places(dir: &Path) -> Result<(), UsageError> {
+    let shown = crate::opts::io::shown;
+    for name in [
+        "manifest.json",
+        "run-config.toml",
+        "points.jsonl",
+        "results.json",
+        ".lock",
+    ] {
+        let p = dir.join(name);
+        if fs::metadata(&p).is_ok_and(|m| !m.is_file()) {
+            return Err(UsageError(format!(
+                "{} is not a regular file: a sweep writes it; move it away, or give another --out",
+                shown(&p)
+            )));
+        }
+    }
+    let partial = dir.join("partial");
+    if fs::symlink_metadata(&partial).is_ok_and(|m| !m.is_dir()) {
+        return Err(UsageError(format!(
+            "{} is not a directory: a sweep measures its unfinished point there; move it away and run again",
+            shown(&partial)
+        )));
+    }
+    Ok(())
 }
 
 /// Rewrites `results.json` from the journal: every result of every point done.
