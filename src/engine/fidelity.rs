@@ -122,8 +122,8 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
     let noop = noop_overhead(placement, sampling, f.rounds)?;
     let _ = writeln!(
         err,
-        "noop at 1 thread: the harness adds {:.2} ns per passage to an empty loop",
-        noop.added_ns_per_passage.unwrap_or(0.0)
+        "noop at 1 thread: the harness adds {} to an empty loop",
+        crate::report::harness_adds(noop.added_ns_per_passage.unwrap_or(f64::NAN))
     );
     points.push(noop);
     'points: for &t in f.threads {

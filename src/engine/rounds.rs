@@ -270,11 +270,7 @@ fn print_header(
         } else {
             ""
         },
-        if overhead.is_finite() {
-            format!("{overhead:.1} ns per passage")
-        } else {
-            "an unknown cost per passage (its pre-run completed no passage)".into()
-        },
+        crate::report::harness_adds(overhead),
         cal.fidelity
             .as_ref()
             .map(|f| format!(

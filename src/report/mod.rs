@@ -43,6 +43,16 @@ impl Format {
 }
 
 /// A rate with a unit: `12.3 Mop/s`.
+/// What the harness adds to each passage, in words: `12.3 ns per passage`, or that it is
+/// unknown when its pre-run completed no passage (never `NaN ns`).
+pub fn harness_adds(overhead_ns: f64) -> String {
+    if overhead_ns.is_finite() {
+        format!("{overhead_ns:.1} ns per passage")
+    } else {
+        "an unknown cost per passage (its pre-run completed no passage)".into()
+    }
+}
+
 pub fn rate(per_sec: f64) -> String {
     let (v, unit) = if per_sec >= 1e9 {
         (per_sec / 1e9, "Gop/s")
@@ -299,11 +309,11 @@ impl Exporter for Table {
         if let Some(f) = &first.harness_fidelity {
             let _ = writeln!(
                 out,
-                "harness fidelity: {} at {} thread, harness/bare throughput {}; harness adds {:.1} ns per passage (noop against an empty loop)",
+                "harness fidelity: {} at {} thread, harness/bare throughput {}; harness adds {} (noop against an empty loop)",
                 f.lock,
                 f.threads,
                 estimate(&f.ratio),
-                first.harness_overhead_ns,
+                harness_adds(first.harness_overhead_ns),
             );
         }
         out.push_str(&table.render());
@@ -547,6 +557,23 @@ mod tests {
         assert_eq!(nanos(1_500.0), "1.50 µs");
         assert_eq!(nanos(25_000.0), "25.0 µs");
         assert_eq!(nanos(3.2e6), "3.20 ms");
+    }
+
+    #[test]
+    fn an_unknown_harness_cost_is_said_in_words_in_the_table() {
+        let r: RunResult = serde_json::from_value(serde_json::json!({
+            "lock": "ticket", "threads": 1, "mix": "distinct", "repeat": 1,
+            "harness_overhead_ns": null,
+            "harness_fidelity": {"lock": "ticket", "threads": 1}
+        }))
+        .unwrap();
+        assert!(r.harness_overhead_ns.is_nan());
+        let out = Table.export(&[r]);
+        assert!(
+            out.contains("harness adds an unknown cost per passage"),
+            "{out}"
+        );
+        assert!(!out.contains("NaN"), "{out}");
     }
 
     #[test]

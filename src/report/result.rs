@@ -29,6 +29,7 @@ pub const STARVED_BELOW: f64 = 0.5;
 #[serde(default)]
 pub struct Concurrency {
     /// Mean over entries.
+    #[serde(deserialize_with = "null_as_nan")]
     pub mean: f64,
     /// Largest.
     pub max: u64,
@@ -45,8 +46,10 @@ pub struct ThreadResult {
     /// Measured passages.
     pub passages: u64,
     /// Its measured window, ns.
+    #[serde(deserialize_with = "null_as_nan")]
     pub window_ns: f64,
     /// Its passages per second over its own window.
+    #[serde(deserialize_with = "null_as_nan")]
     pub rate_per_sec: f64,
 }
 
@@ -57,6 +60,7 @@ pub struct RoundFigure {
     /// Round (0-based); every configuration runs once per round.
     pub round: usize,
     /// Passages per second in that round.
+    #[serde(deserialize_with = "null_as_nan")]
     pub throughput_per_sec: f64,
     /// Over the baseline's throughput in the same round (null for the baseline itself, or when
     /// the baseline did not run in that round, or when either measured fewer than
@@ -101,6 +105,7 @@ pub struct RunResult {
     /// measured window, or a stall): every figure of the run is empty.
     pub nothing_measured: bool,
     /// Passages per second over the wall-clock window (median over repetitions).
+    #[serde(deserialize_with = "null_as_nan")]
     pub throughput_per_sec: f64,
     /// Throughput spread over repetitions.
     pub throughput_spread: Spread,
@@ -134,6 +139,7 @@ pub struct RunResult {
     /// the median repetition; empty when none starved.
     pub starved_threads: Vec<usize>,
     /// Jain's fairness index over per-thread rates.
+    #[serde(deserialize_with = "null_as_nan")]
     pub fairness_jain: f64,
     /// Fairness details (max/min share).
     pub fairness: Fairness,
@@ -189,6 +195,7 @@ pub struct RunResult {
     pub warmup_ns: u64,
     /// What the harness's loop adds to a passage, ns: `noop` in the harness's default loop
     /// against an empty loop, at one thread, median of interleaved rounds.
+    #[serde(deserialize_with = "null_as_nan")]
     pub harness_overhead_ns: f64,
     /// The observer effect of this invocation: harness / bare-loop throughput of one reference
     /// lock at one thread (`lockbench fidelity` measures more).
@@ -200,6 +207,7 @@ pub struct RunResult {
     /// more than about 1% of its passage time (the `samples` of each figure say how many).
     pub latency_sample_adaptive: bool,
     /// Clock resolution: nanoseconds per tick.
+    #[serde(deserialize_with = "null_as_nan")]
     pub ns_per_tick: f64,
     /// Notes a reader must see (oversubscription, pinning failures, ...).
     pub warnings: Vec<String>,
@@ -224,6 +232,7 @@ pub struct ModelRmrs {
     /// Model: cc, cc-wb, dsm.
     pub model: String,
     /// Mean RMRs per passage.
+    #[serde(deserialize_with = "null_as_nan")]
     pub per_passage_mean: f64,
     /// Largest RMRs of one passage.
     #[serde(default)]
@@ -275,6 +284,12 @@ impl RunResult {
     pub fn model_rmrs(&self) -> Option<ModelRmrs> {
         ModelRmrs::deserialize(self.rmr.as_ref()?).ok()
     }
+}
+
+/// A figure JSON holds as `null` where it was not a number (serde_json writes NaN so): read
+/// back as NaN, so that a result measuring nothing stays readable.
+fn null_as_nan<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }
 
 #[cfg(test)]
