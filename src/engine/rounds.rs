@@ -489,21 +489,22 @@ impl Points<'_> {
 
         let format = opts.format();
         let out = format.exporter().export(&results);
+        use crate::opts::io::stdout_failed;
         let mut stdout = std::io::stdout().lock();
         if !hooks.quiet {
-            stdout.write_all(out.as_bytes())?;
+            stdout.write_all(out.as_bytes()).map_err(stdout_failed)?;
         }
         if format == Format::Table && !hooks.quiet {
             for r in &results {
                 for w in r.warnings.iter().filter(|w| !plan.warnings.contains(w)) {
-                    writeln!(stdout, "note: {}: {w}", r.lock)?;
+                    writeln!(stdout, "note: {}: {w}", r.lock).map_err(stdout_failed)?;
                 }
             }
             if let Some(dir) = store.dir() {
-                writeln!(stdout, "results saved in {}", dir.display())?;
+                writeln!(stdout, "results saved in {}", dir.display()).map_err(stdout_failed)?;
             }
         }
-        stdout.flush()?;
+        stdout.flush().map_err(stdout_failed)?;
         warn_busy(&results);
 
         if let Some(sig) = crate::runner::interrupted() {

@@ -59,6 +59,17 @@ fn write_error(verb: &'static str, path: &Path, source: io::Error) -> anyhow::Er
     .into()
 }
 
+/// A failed write to stdout, as a [`WriteError`] (exit [`EXIT_WRITE`]); for the commands
+/// that write stdout through a handle of their own rather than `print!`.
+pub fn stdout_failed(source: io::Error) -> anyhow::Error {
+    WriteError {
+        path: "stdout".into(),
+        source,
+        verb: "write to",
+    }
+    .into()
+}
+
 /// `path` on one line: as [`Path::display`] shows it, with control characters escaped
 /// (`\n`, `\t`, `\u{1b}`), so a message naming it stays one line.
 pub fn shown(path: &Path) -> String {
