@@ -211,6 +211,23 @@ impl ModelArgs {
                 })?);
             }
         }
+        // The local-CS options bind lmutin/lkcs only: given to none of them, they would be
+        // silently ignored.
+        if !algos
+            .iter()
+            .any(|a| a.problem == crate::mp::Problem::LocalCs)
+        {
+            let given = [
+                (self.topology != "complete", "--topology"),
+                (self.l.is_some(), "--l"),
+                (self.k.k.is_some(), "--k"),
+            ];
+            if let Some((_, opt)) = given.iter().find(|(g, _)| *g) {
+                return Err(usage(format!(
+                    "{opt} applies to the local-CS algorithms (lmutin, lkcs) only: drop it, or add one of them to --algo"
+                )));
+            }
+        }
         if self.requests == 0 || self.requests > MAX_REQUESTS {
             return Err(usage(format!(
                 "--requests {}: between 1 and {MAX_REQUESTS} critical sections per process",

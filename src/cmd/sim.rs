@@ -78,6 +78,11 @@ pub fn exec(args: &Args) -> anyhow::Result<i32> {
             Some(s) if (1..=MAX_SEEDS).contains(&s) => s as usize,
             Some(s) => return Err(usage(format!("--seeds {s}: use 1 to {MAX_SEEDS}"))),
         };
+        if !args.crash.is_empty() {
+            return Err(usage(
+                "--crash does not apply to --paper (the suite's runs crash no process); drop it",
+            ));
+        }
         if args.lkcs_rules.is_some() {
             return Err(usage(
                 "--lkcs-rules does not apply to --paper (the suite runs no lkcs or lmutin)",

@@ -148,6 +148,13 @@ pub fn exec(args: &Args) -> Result<i32> {
     } else {
         entry
     };
+    if args.k.k.is_some() && entry.info.problem != Problem::KExclusion {
+        return Err(UsageError(format!(
+            "--k applies to k-exclusion locks only, and {} is a {:?} lock: drop --k",
+            entry.info.name, entry.info.problem
+        ))
+        .into());
+    }
     if entry.info.problem == Problem::KExclusion && opts.k >= opts.threads {
         eprintln!(
             "warning: k = {} ≥ {} processes: k-exclusion can never be violated, so the safety check is vacuous",

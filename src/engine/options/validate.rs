@@ -222,6 +222,19 @@ impl RunArgs {
 
     /// Thread counts and mixes named twice run once, with a warning.
     fn drop_duplicates(&mut self, warnings: &mut Vec<String>) {
+        let names = self.locks();
+        let mut seen: Vec<&str> = Vec::new();
+        for n in &names {
+            let n = n.trim();
+            if seen.contains(&n) {
+                warnings.push(format!(
+                    "{} names {n} twice: it runs once",
+                    self.name("lock")
+                ));
+            } else {
+                seen.push(n);
+            }
+        }
         if let Some(t) = &mut self.threads.threads {
             let mut seen = Vec::new();
             t.retain(|x| {
