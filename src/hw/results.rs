@@ -156,7 +156,12 @@ pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
             serde_json::from_slice(&text).map_err(|e| damaged(e.to_string()))?;
         let is_results = file.file_name() == Some("results.json".as_ref());
         match runs_of_value(value) {
-            Some(runs) if !runs.is_empty() => loaded.runs.extend(runs),
+            Some(runs) if !runs.is_empty() => {
+                if let Some(why) = runs.iter().find_map(crate::report::saved::implausible) {
+                    return Err(damaged(why));
+                }
+                loaded.runs.extend(runs)
+            }
             Some(_) if is_results => {}
             None if is_results => return Err(damaged("not a list of runs".into())),
             _ => loaded.skipped.push(file),

@@ -169,6 +169,34 @@ pub fn file_safe(s: &str) -> String {
     crate::opts::io::bounded(safe, s)
 }
 
+/// Why a saved run cannot be a measurement of this lockbench, if it cannot: a thread count
+/// of 0 or past any machine's, a throughput below zero, or a schema newer than this
+/// build reads. Such a file is refused by name rather than drawn.
+pub fn implausible(r: &RunResult) -> Option<String> {
+    use crate::report::result::SCHEMA_VERSION;
+    // Far above the harness's own bound (1024 processes): no machine runs more.
+    const MOST_THREADS: usize = 1 << 20;
+    if r.schema_version > SCHEMA_VERSION {
+        return Some(format!(
+            "{}: schema_version {} is newer than this lockbench reads ({SCHEMA_VERSION}); read it with the lockbench that wrote it",
+            r.lock, r.schema_version
+        ));
+    }
+    if r.threads == 0 || r.threads > MOST_THREADS {
+        return Some(format!(
+            "{}: {} threads, where a run has 1 to {MOST_THREADS}",
+            r.lock, r.threads
+        ));
+    }
+    if r.throughput_per_sec < 0.0 || r.throughput_per_sec.is_infinite() {
+        return Some(format!(
+            "{}: throughput {} per second",
+            r.lock, r.throughput_per_sec
+        ));
+    }
+    None
+}
+
 /// How deep below the directory given `results.json` files are looked for.
 pub const SEARCH_DEPTH: usize = 8;
 
@@ -228,7 +256,14 @@ pub fn load(dir: &Path) -> Result<Vec<RunResult>, UsageError> {
                 f.display()
             ))
         })?;
-        all.extend(runs.into_iter().filter(|r| !r.lock.is_empty()));
+        let runs: Vec<RunResult> = runs.into_iter().filter(|r| !r.lock.is_empty()).collect();
+        if let Some(why) = runs.iter().find_map(implausible) {
+            return Err(UsageError(format!(
+                "{} is damaged or not a lockbench results file ({why}); measure it again, or move it out of the directory given",
+                crate::opts::io::shown(f)
+            )));
+        }
+        all.extend(runs);
     }
     // The latest of each point; stable order by point.
     all.sort_by(|a, b| a.key().cmp(&b.key()).then(a.timestamp.cmp(&b.timestamp)));
