@@ -41,6 +41,10 @@ pub fn exec(args: &Args) -> Result<i32> {
     )?;
     let sweep = sweep_state(&args.dir);
     let calibration = args.calibration.calibration.as_deref();
+    if let Some(path) = calibration {
+        // Given, it is read now: a wrong path is bad input even where no run uses it.
+        crate::hw::read_calibration(path)?;
+    }
     let hardware = |page: &mut Page<'_>, dir: &Path| section(page, dir, calibration);
     let w = render::render(&args.dir, &out, sweep.as_ref(), Some(&hardware))?;
     println!(

@@ -75,6 +75,12 @@ pub fn exec(args: &Args) -> Result<i32> {
                 ))
                 .into());
             }
+            if text.parse::<toml::Table>().is_ok_and(|t| t.is_empty()) {
+                eprintln!(
+                    "warning: {} sets nothing: the sweep is one point of `run`'s defaults (every lock, every thread count); name what to vary (see bench-configs/quick.toml)",
+                    crate::opts::io::shown(p)
+                );
+            }
             (dir, text, p.clone(), None)
         }
         (None, None) => {

@@ -32,7 +32,7 @@ pub fn install_quiet_abort_hook() {
     });
 }
 
-/// The signal (SIGINT or SIGTERM) that asked the run to stop, 0 while none did.
+/// The signal (SIGINT, SIGTERM or SIGHUP) that asked the run to stop, 0 while none did.
 static INTERRUPTED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
 extern "C" fn on_interrupt(sig: libc::c_int) {
@@ -43,7 +43,7 @@ extern "C" fn on_interrupt(sig: libc::c_int) {
     }
 }
 
-/// From now on the first SIGINT or SIGTERM asks the run to stop (the watchdog ends the
+/// From now on the first SIGINT, SIGTERM or SIGHUP asks the run to stop (the watchdog ends the
 /// current repetition, [`interrupted`] says which signal came); a second one exits at once
 /// with 128 + its number.
 pub fn catch_interrupts() {
@@ -52,6 +52,8 @@ pub fn catch_interrupts() {
     unsafe {
         libc::signal(libc::SIGINT, handler);
         libc::signal(libc::SIGTERM, handler);
+        // A closed terminal (SIGHUP) stops the run the same way: what finished is kept.
+        libc::signal(libc::SIGHUP, handler);
     }
 }
 
