@@ -21,14 +21,27 @@ fn one_line_refusal(args: &[&str], says: &str) {
 fn a_lock_named_twice_runs_once_and_says_so() {
     let tmp = tempfile::tempdir().unwrap();
     let out = lockbench()
-        .args(["run", "--lock", "ticket,ticket", "--threads", "1", "--passages", "100"])
-        .args(["--repeat", "1", "--warmup", "1ms", "--format", "json", "--out"])
+        .args([
+            "run",
+            "--lock",
+            "ticket,ticket",
+            "--threads",
+            "1",
+            "--passages",
+            "100",
+        ])
+        .args([
+            "--repeat", "1", "--warmup", "1ms", "--format", "json", "--out",
+        ])
         .arg(tmp.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--lock names ticket twice: it runs once"), "{err}");
+    assert!(
+        err.contains("--lock names ticket twice: it runs once"),
+        "{err}"
+    );
     let runs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let tickets = runs
         .as_array()
@@ -107,7 +120,10 @@ fn an_empty_sweep_config_warns_that_it_runs_the_defaults() {
     // SAFETY: kill sends a signal to the child this test started.
     unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
     child.wait().unwrap();
-    assert!(text.starts_with("warning: ") && text.contains("sets nothing"), "{text}");
+    assert!(
+        text.starts_with("warning: ") && text.contains("sets nothing"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -132,7 +148,15 @@ fn report_reads_the_calibration_it_is_given() {
 fn sighup_keeps_what_finished() {
     let tmp = tempfile::tempdir().unwrap();
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("lockbench"))
-        .args(["run", "--lock", "ticket,tas", "--threads", "1", "--duration", "1s"])
+        .args([
+            "run",
+            "--lock",
+            "ticket,tas",
+            "--threads",
+            "1",
+            "--duration",
+            "1s",
+        ])
         .args(["--repeat", "3", "--out"])
         .arg(tmp.path())
         .stdout(Stdio::null())
@@ -150,7 +174,10 @@ fn sighup_keeps_what_finished() {
         if let Some(p) = found {
             break p;
         }
-        assert!(std::time::Instant::now() < deadline, "no result within 60 s");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no result within 60 s"
+        );
         std::thread::sleep(Duration::from_millis(20));
     };
     // SAFETY: kill sends a signal to the child this test started.

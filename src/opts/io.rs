@@ -171,6 +171,14 @@ pub fn temp_of(path: &Path) -> PathBuf {
 /// `path`. On failure the temporary is removed, `path` is as it was, and the error names
 /// `path` (e.g. `cannot write out/results.json: No space left on device (os error 28)`).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    // Renaming over a device, a FIFO or a directory would replace it, not write to it.
+    if let Some(kind) = fs::metadata(path).ok().and_then(|m| not_regular(m.file_type())) {
+        return Err(write_error(
+            "write",
+            path,
+            refuse(format!("it is {kind}; give a regular file")),
+        ));
+    }
     let tmp = temp_of(path);
     let attempt = || -> io::Result<()> {
         let mut f = fs::File::create(&tmp)?;

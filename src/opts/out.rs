@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use crate::error::{usage, UsageError};
+use crate::opts::io::shown;
 
 /// Longest name of one path component on the file systems lockbench writes to.
 pub const NAME_MAX: usize = 255;
@@ -63,6 +64,14 @@ fn check_ancestor(what: &str, path: &Path, start: &Path) -> Result<(), UsageErro
                 ));
             }
             Ok(_) => return Ok(()),
+            // A link that leads nowhere (dangling, or a loop) cannot be made a directory.
+            Err(_) if std::fs::symlink_metadata(probe).is_ok() => {
+                return usage(format!(
+                    "{what} {}: {} is a link that leads nowhere (dangling, or a loop); choose another path",
+                    shown(path),
+                    shown(probe)
+                ));
+            }
             Err(_) => match probe.parent() {
                 Some(parent) => probe = parent,
                 None => {
@@ -98,7 +107,14 @@ pub fn check_file(what: &str, path: &Path) -> Result<(), UsageError> {
                 path.display()
             ))
         }
+        Ok(m) if !m.is_file() => {
+            return usage(format!(
+                "{what} {}: is not a regular file (a device, FIFO or socket); name a file",
+                shown(path)
+            ))
+        }
         Ok(_) => {
+            // Regular, so opening cannot block.
             if std::fs::OpenOptions::new().append(true).open(path).is_err() {
                 return usage(format!(
                     "{what} {}: cannot write this file; choose another",
