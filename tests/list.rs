@@ -79,3 +79,49 @@ fn csv_json_and_md_carry_every_lock_and_its_paper() {
     assert!(md.contains("| `glb` | gme |"), "{md}");
     assert!(md.contains("- seed 004: S. Kamei, H. Kakugawa"), "{md}");
 }
+
+/// docs/locks.md's table of every lock says what `lockbench list` says: the same locks in the
+/// same order, each with its problem, FCFS and bounded claims, RMR class and notes.
+#[test]
+fn the_table_of_locks_in_the_docs_is_what_list_says() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/locks.md")).unwrap();
+    let start = doc.find("## Every lock").unwrap();
+    let end = start + doc[start..].find("\n## ").unwrap();
+    let rows: Vec<Vec<String>> = doc[start..end]
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .map(|l| {
+            l.trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_string())
+                .collect()
+        })
+        .collect();
+    let list = json_of(&["list", "--format", "json"]);
+    let locks = list.as_array().unwrap();
+    let names = |v: &[String]| v.to_vec();
+    assert_eq!(
+        names(
+            &rows
+                .iter()
+                .map(|r| r[0].trim_matches('`').to_string())
+                .collect::<Vec<_>>()
+        ),
+        locks
+            .iter()
+            .map(|l| l["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>(),
+        "docs/locks.md lists every lock of `lockbench list`, in its order"
+    );
+    let yes = |b: &serde_json::Value| if b == true { "yes" } else { "no" };
+    for (row, lock) in rows.iter().zip(locks) {
+        let name = lock["name"].as_str().unwrap();
+        assert_eq!(row.len(), 8, "{name}: {row:?}");
+        assert_eq!(row[1], lock["problem"].as_str().unwrap(), "{name}: problem");
+        assert_eq!(row[4], yes(&lock["fcfs"]), "{name}: FCFS");
+        assert_eq!(row[5], yes(&lock["bounded"]), "{name}: bounded");
+        assert_eq!(row[6], lock["rmr"].as_str().unwrap(), "{name}: RMRs");
+        assert_eq!(row[7], lock["notes"].as_str().unwrap(), "{name}: notes");
+    }
+}

@@ -17,8 +17,10 @@ use serde::Serialize;
 
 pub use crate::check::Problem;
 use crate::mem::{CountingMemory, NativeMemory, WaitPolicy};
+pub use facts::{no_bound, no_mutants, Bound, BoundFn, Direction, Mutant};
 
 pub mod baseline;
+mod facts;
 pub mod paper;
 pub mod reference;
 pub mod sources;
@@ -180,6 +182,14 @@ pub struct LockInfo {
     pub safe: bool,
     /// One line of further explanation.
     pub notes: &'static str,
+    /// The RMR bound per passage its source claims, per model, at N processes (`rmr` checks
+    /// it); [`no_bound`] when it claims none.
+    #[serde(skip)]
+    pub bound: BoundFn,
+    /// Its seeded mutants, each one line of its figure changed where the file implements it
+    /// (`verify --mutants` runs them); [`no_mutants`] when it has none.
+    #[serde(skip)]
+    pub mutants: fn() -> Vec<Mutant>,
 }
 
 impl LockInfo {
@@ -199,6 +209,8 @@ impl LockInfo {
             rmr: "n/a",
             safe: true,
             notes,
+            bound: no_bound,
+            mutants: no_mutants,
         }
     }
 }

@@ -1,38 +1,51 @@
 //! Every lock lockbench knows, one line each, above the runner: an entry joins a lock's
-//! description (the constant its algorithm file starts with) to the ways the same code runs —
-//! built on native memory, timed through the monomorphised passage loop, on the scheduled
-//! memory (`verify`) and on a counting memory (`rmr`).
+//! description (the [`LockInfo`] constant its algorithm file starts with, which also carries its
+//! RMR bound and its mutants) to the ways the same code runs — built on native memory, timed
+//! through the monomorphised passage loop, on the scheduled memory (`verify`) and on a counting
+//! memory (`rmr`).
+//!
+//! The built-in locks are [`Registry::builtin`] (`builtin.rs`, one line a lock). A program
+//! that brings locks of its own adds their entries to that registry and hands it to
+//! [`crate::main_with`], which installs it ([`install`]): every command then resolves `--lock`
+//! through it.
 
+mod builtin;
+mod entry;
+mod lock_api;
 #[cfg(test)]
 mod tests;
 
+use std::sync::OnceLock;
+
 use crate::error::UsageError;
-use crate::locks::baseline::{
-    condvar, condvar::CondvarGme, condvar::Semaphore, external, external::ParkingLotMutex,
-    external::ParkingLotRwLock, external::SpinTicket, external::StdMutex, noop, noop::Noop, ticket,
-    ticket::TicketLock,
-};
-use crate::locks::paper::{
-    burns_lamport, burns_lamport::BurnsLamport, bw_bakery, bw_bakery::BwBakery, bwb_gme,
-    bwb_gme::BwbGme, bwb_gme::NaiveBwbGme, glb, glb::Glb, lamport_bakery,
-    lamport_bakery::LamportBakery, ub_bakery, ub_bakery::BBakery, ub_bakery::UbBakery, zehavi,
-    zehavi::ZehaviKex, zehavi::ZehaviKexBounded,
-};
-use crate::locks::reference::{clh, clh::Clh, mcs, mcs::Mcs, tas, tas::Tas, tas::Ttas};
-use crate::locks::{Builder, CountingBuilder, LockInfo, Params};
+use crate::locks::{Builder, CountingBuilder, LockInfo};
 use crate::runner::spec::{Bench, Subject};
 
-/// One registry entry.
+pub use entry::Algorithm;
+pub use lock_api::{RawMutexLock, RawRwLockGme};
+
+/// One registry entry: what a lock is (its [`LockInfo`]) and how to build and run it.
+///
+/// Make one with [`LockEntry::over_memory`] (a lock written over the register abstraction:
+/// every command), [`LockEntry::native_only`] (any [`Lock`](crate::locks::Lock): every command
+/// but `verify` and `rmr`), [`LockEntry::raw_mutex`] or [`LockEntry::raw_rwlock`] (a
+/// `lock_api` lock in one line).
+///
+/// ```
+/// use lockbench::registry::Registry;
+/// let reg = Registry::builtin();
+/// let mcs = reg.find("mcs").unwrap();
+/// assert!(mcs.scheduled.is_some() && mcs.counting.is_some());
+/// ```
 #[derive(Clone)]
 pub struct LockEntry {
-    /// Metadata.
+    /// What `list` says of it, its RMR bound and its mutants.
     pub info: LockInfo,
     /// Builds the lock on native memory behind a dynamic interface (tests and tools that do
     /// not time it).
     pub native: Builder,
     /// Runs it on native memory, monomorphised (every timed run goes through this): the
-    /// passage loop instantiated for the lock's concrete type by [`generic_entry!`] and
-    /// [`native_entry!`] from [`crate::runner::exec::run_typed`].
+    /// passage loop instantiated for the lock's concrete type.
     pub bench: Bench,
     /// Builds the same algorithm on the scheduled memory (for `verify`); `None` for locks not
     /// written over the register abstraction.
@@ -53,95 +66,96 @@ impl LockEntry {
     }
 }
 
-/// Makes a [`LockEntry`] for an algorithm written over the register abstraction: a type
-/// `$ty<M: Memory>` with `fn new(mem: M, params: &Params) -> Self` implementing [`Lock`].
-#[macro_export]
-macro_rules! generic_entry {
-    ($info:expr, $ty:ident) => {
-        $crate::registry::LockEntry {
-            info: $info,
-            native: ::std::sync::Arc::new(
-                |p: &$crate::locks::Params| -> Box<dyn $crate::locks::Lock> {
-                    Box::new($ty::new(p.native(), p))
-                },
-            ),
-            bench: ::std::sync::Arc::new(|spec, kind| {
-                $crate::runner::exec::run_typed(spec, kind, |p| $ty::new(p.native(), p))
-            }),
-            scheduled: Some(::std::sync::Arc::new(
-                |p: &$crate::locks::Params| -> Box<dyn $crate::locks::Lock> {
-                    Box::new($ty::new($crate::mem::ScheduledMemory, p))
-                },
-            )),
-            counting: Some(::std::sync::Arc::new(
-                |p: &$crate::locks::Params, m| -> Box<dyn $crate::locks::Lock> {
-                    Box::new($ty::new(m, p))
-                },
-            )),
-        }
-    };
+/// A set of locks by name: the built-in ones and any a program adds.
+///
+/// ```
+/// use lockbench::locks::{LockInfo, Problem};
+/// use lockbench::registry::{LockEntry, Registry};
+/// const MINE: LockInfo = LockInfo::baseline("my-mutex", Problem::Mutex, false, "parking_lot's");
+/// let reg = Registry::builtin().with(LockEntry::raw_mutex::<parking_lot::RawMutex>(MINE));
+/// assert!(reg.find("my-mutex").is_some());
+/// assert!(Registry::builtin().with(LockEntry::raw_mutex::<parking_lot::RawMutex>(MINE))
+///     .add(LockEntry::raw_mutex::<parking_lot::RawMutex>(MINE))
+///     .is_err());
+/// ```
+#[derive(Clone, Default)]
+pub struct Registry {
+    entries: Vec<LockEntry>,
 }
 
-/// Makes a [`LockEntry`] for a lock that only runs on native memory: `$build` is a
-/// non-capturing closure `|params: &Params| -> L` for a concrete `L: Lock`.
-#[macro_export]
-macro_rules! native_entry {
-    ($info:expr, $build:expr) => {
-        $crate::registry::LockEntry {
-            info: $info,
-            native: ::std::sync::Arc::new(
-                |p: &$crate::locks::Params| -> Box<dyn $crate::locks::Lock> {
-                    Box::new(($build)(p))
-                },
-            ),
-            bench: ::std::sync::Arc::new(|spec, kind| {
-                $crate::runner::exec::run_typed(spec, kind, $build)
-            }),
-            scheduled: None,
-            counting: None,
+impl Registry {
+    /// Every lock lockbench knows, in listing order: the baselines, the reference locks, then
+    /// the paper algorithms (mutual exclusion, GME, k-exclusion).
+    pub fn builtin() -> Registry {
+        Registry {
+            entries: builtin::entries(),
         }
-    };
+    }
+
+    /// Adds `entry` after the others, or says why its name cannot be used: empty, `all`, with
+    /// a comma or a space (lock lists are comma-separated), or already taken.
+    pub fn add(&mut self, entry: LockEntry) -> Result<&mut Registry, UsageError> {
+        let name = entry.info.name;
+        if name.is_empty() || name == "all" || name.contains([',', ' ']) {
+            return Err(UsageError(format!(
+                "lock name {name:?}: give a non-empty name other than `all`, without commas or spaces"
+            )));
+        }
+        if self.find(name).is_some() {
+            return Err(UsageError(format!(
+                "lock name {name:?} is already taken: `lockbench list` shows the names in use"
+            )));
+        }
+        self.entries.push(entry);
+        Ok(self)
+    }
+
+    /// As [`Registry::add`], by value, for chaining.
+    ///
+    /// # Panics
+    ///
+    /// When `add` refuses the entry (its name is taken or unusable), with `add`'s message.
+    pub fn with(mut self, entry: LockEntry) -> Registry {
+        if let Err(e) = self.add(entry) {
+            panic!("{e}");
+        }
+        self
+    }
+
+    /// The entries, in listing order.
+    pub fn entries(&self) -> &[LockEntry] {
+        &self.entries
+    }
+
+    /// The entry named `name`.
+    pub fn find(&self, name: &str) -> Option<&LockEntry> {
+        self.entries.iter().find(|e| e.info.name == name)
+    }
 }
 
-/// Every lock lockbench knows, in listing order: the baselines, the reference locks, then the
-/// paper algorithms (mutual exclusion, GME, k-exclusion).
+static INSTALLED: OnceLock<Registry> = OnceLock::new();
+
+/// Makes `registry` the one every command resolves lock names through, for the rest of the
+/// process; an error if one was installed (or used) already.
+pub fn install(registry: Registry) -> Result<(), UsageError> {
+    INSTALLED
+        .set(registry)
+        .map_err(|_| UsageError("a lock registry is already installed in this process".into()))
+}
+
+/// The installed registry ([`Registry::builtin`] unless a program installed its own).
+pub fn installed() -> &'static Registry {
+    INSTALLED.get_or_init(Registry::builtin)
+}
+
+/// Every lock of the installed registry, in listing order.
 pub fn registry() -> Vec<LockEntry> {
-    vec![
-        // baseline
-        generic_entry!(ticket::INFO, TicketLock),
-        native_entry!(external::SPIN_TICKET, |p: &Params| SpinTicket::new(p)),
-        native_entry!(external::PARKING_LOT_MUTEX, |p: &Params| {
-            ParkingLotMutex::new(p)
-        }),
-        native_entry!(external::STD_MUTEX, |p: &Params| StdMutex::new(p)),
-        native_entry!(external::PARKING_LOT_RWLOCK, |p: &Params| {
-            ParkingLotRwLock::new(p)
-        }),
-        native_entry!(condvar::CONDVAR_GME, |p: &Params| CondvarGme::new(p)),
-        native_entry!(condvar::SEMAPHORE, |p: &Params| Semaphore::new(p)),
-        native_entry!(noop::INFO, |_: &Params| Noop),
-        // reference
-        generic_entry!(mcs::INFO, Mcs),
-        generic_entry!(clh::INFO, Clh),
-        generic_entry!(tas::TAS, Tas),
-        generic_entry!(tas::TTAS, Ttas),
-        // paper
-        generic_entry!(lamport_bakery::INFO, LamportBakery),
-        generic_entry!(ub_bakery::UB_BAKERY, UbBakery),
-        generic_entry!(ub_bakery::B_BAKERY, BBakery),
-        generic_entry!(bw_bakery::INFO, BwBakery),
-        generic_entry!(burns_lamport::INFO, BurnsLamport),
-        generic_entry!(glb::INFO, Glb),
-        generic_entry!(bwb_gme::INFO, BwbGme),
-        generic_entry!(bwb_gme::NAIVE, NaiveBwbGme),
-        generic_entry!(zehavi::INFO, ZehaviKex),
-        generic_entry!(zehavi::INFO_BOUNDED, ZehaviKexBounded),
-    ]
+    installed().entries().to_vec()
 }
 
-/// Looks up a lock by name.
+/// Looks up a lock by name in the installed registry.
 pub fn find(name: &str) -> Option<LockEntry> {
-    registry().into_iter().find(|e| e.info.name == name)
+    installed().find(name).cloned()
 }
 
 /// Looks a lock up, or says what to do.

@@ -9,7 +9,6 @@
 //! that always includes round-robin, random and PCT at the same seed. [`fit`] fits the growth of
 //! a figure over N.
 
-pub mod bounds;
 pub mod fit;
 pub mod search;
 
@@ -27,7 +26,7 @@ use crate::mem::{CountingMemory, Model, Section, WaitPolicy};
 use crate::registry::LockEntry;
 use crate::table::{Align, Table};
 
-pub use bounds::{Bound, Direction};
+pub use crate::locks::{Bound, Direction};
 pub use fit::{fit, Fit, Growth};
 pub use search::{
     bakery_scenario, burns_lamport_script, candidates, worst, Candidate, Tried, Worst,
@@ -264,7 +263,7 @@ pub(crate) fn run_with(
             blocked: gs.blocks[process],
         }
     });
-    let bound = bounds::bound(entry.info.name, o.model, n);
+    let bound = (entry.info.bound)(o.model, n);
     let within_bound = bound.as_ref().and_then(|b| match b.direction {
         Direction::Upper => Some(all.per_passage_max <= b.value),
         Direction::Lower => {

@@ -297,14 +297,9 @@ mod tests {
 
     fn info(name: &'static str, problem: Problem) -> LockInfo {
         LockInfo {
-            name,
-            problem,
             source: "test",
-            fcfs: false,
-            bounded: true,
-            rmr: "n/a",
             safe: false,
-            notes: "",
+            ..LockInfo::baseline(name, problem, false, "")
         }
     }
 

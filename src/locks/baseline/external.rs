@@ -1,10 +1,10 @@
-//! Adapters of the locks people actually use: parking_lot, std, spin.
+//! The locks people actually use: parking_lot (through `lock_api`, in one registry line each:
+//! `LockEntry::raw_mutex`, `LockEntry::raw_rwlock`), std and spin, adapted here.
 
 use std::cell::UnsafeCell;
 use std::sync::{Mutex, MutexGuard};
 
 use crossbeam_utils::CachePadded;
-use parking_lot::lock_api::{RawMutex as _, RawRwLock as _};
 
 use crate::locks::{Lock, LockInfo, Params, Problem};
 
@@ -39,64 +39,6 @@ pub const PARKING_LOT_RWLOCK: LockInfo = LockInfo::baseline(
     false,
     "session 0 shared (read), every other session exclusive (write)",
 );
-
-/// `parking-lot-mutex`: `parking_lot::RawMutex` (spins briefly, then parks).
-pub struct ParkingLotMutex(parking_lot::RawMutex);
-
-impl ParkingLotMutex {
-    /// A new unlocked mutex.
-    pub fn new(_params: &Params) -> Self {
-        ParkingLotMutex(parking_lot::RawMutex::INIT)
-    }
-}
-
-impl Lock for ParkingLotMutex {
-    #[inline]
-    fn enter(&self, _p: usize, _session: usize) {
-        self.0.lock();
-    }
-
-    #[inline]
-    fn exit(&self, _p: usize, _session: usize) {
-        // SAFETY: the caller entered before exiting (the `Lock` contract), so we hold it.
-        unsafe { self.0.unlock() }
-    }
-}
-
-/// `parking-lot-rwlock` as a GME lock: session 0 is the shared ("reader") session, entered with
-/// `lock_shared`; every other session is exclusive (`lock_exclusive`), so two requests of the
-/// same non-zero session never share. Under `rw:P` session 0 is exactly the readers' session.
-pub struct ParkingLotRwLock(parking_lot::RawRwLock);
-
-impl ParkingLotRwLock {
-    /// A new unlocked rwlock.
-    pub fn new(_params: &Params) -> Self {
-        ParkingLotRwLock(parking_lot::RawRwLock::INIT)
-    }
-}
-
-impl Lock for ParkingLotRwLock {
-    #[inline]
-    fn enter(&self, _p: usize, session: usize) {
-        if session == 0 {
-            self.0.lock_shared()
-        } else {
-            self.0.lock_exclusive()
-        }
-    }
-
-    #[inline]
-    fn exit(&self, _p: usize, session: usize) {
-        // SAFETY: the caller entered with the same session, so it holds the lock in that mode.
-        unsafe {
-            if session == 0 {
-                self.0.unlock_shared()
-            } else {
-                self.0.unlock_exclusive()
-            }
-        }
-    }
-}
 
 /// `spin-ticket`: the spin crate's `TicketMutex`, the external reference for `ticket`.
 pub struct SpinTicket {

@@ -14,6 +14,8 @@ pub const INFO: LockInfo = LockInfo {
     rmr: "unbounded (CC: O(waiters) invalidations per release)",
     safe: true,
     notes: "ticket lock over the register abstraction, cache-padded",
+    bound: crate::locks::no_bound,
+    mutants: crate::locks::no_mutants,
 };
 
 /// Ticket lock: take a ticket with fetch-and-add, wait until it is served. FCFS by ticket

@@ -8,8 +8,8 @@
 //! gives a schedule costing Ω(N²) RMRs in the CC model. The figure shows the entry only; the exit
 //! lowers the bit (the bit is "true while competing or inside").
 
-use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
-use crate::mem::{Memory, Register};
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::mem::{Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `burns-lamport`: its paper and figure, its claims.
 pub const INFO: LockInfo = LockInfo {
@@ -21,7 +21,46 @@ pub const INFO: LockInfo = LockInfo {
     rmr: "Ω(N²) CC worst case (seed 000 §4); DSM: no claim",
     safe: true,
     notes: "one bit per process; deadlock-free, not starvation-free",
+    bound: rmr_bound,
+    mutants,
 };
+
+/// CC: a lower bound, the worst case of seed 000 §4. DSM: no claim.
+fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
+    (model != Model::Dsm).then(|| {
+        Bound::lower(
+            "N(N−1)/2",
+            (n * (n.saturating_sub(1)) / 2) as u64,
+            "seed 000 §4: P_N is blocked N(N−1)/2 times, each at least one RMR",
+        )
+    })
+}
+
+/// The seeded mutants of the one-bit algorithm (`verify --mutants burns-lamport`).
+fn mutants() -> Vec<Mutant> {
+    type S = ScheduledMemory;
+    use mutant::*;
+    vec![
+        Mutant::new(
+            "keep-bit",
+            "4",
+            "Competing[i] := false dropped",
+            BurnsLamportLock::<S, KEEP_BIT>::new,
+        ),
+        Mutant::new(
+            "no-higher-wait",
+            "9–11",
+            "wait for higher-numbered bits dropped",
+            BurnsLamportLock::<S, NO_HIGHER_WAIT>::new,
+        ),
+        Mutant::new(
+            "no-raise",
+            "1",
+            "Competing[i] := true skipped",
+            BurnsLamportLock::<S, NO_RAISE>::new,
+        ),
+    ]
+}
 
 /// Seeded mutants for `verify --mutants`, each one line of Fig. 2 changed; 0 is the algorithm.
 /// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.

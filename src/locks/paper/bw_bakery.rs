@@ -29,8 +29,8 @@
 //!   wait on each other.
 //! - the waiting room skips j = i (see line 7 below).
 
-use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
-use crate::mem::{Home, Memory, Register};
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::mem::{Home, Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `bw-bakery`: its paper and figure, its claims.
 pub const INFO: LockInfo = LockInfo {
@@ -42,7 +42,55 @@ pub const INFO: LockInfo = LockInfo {
     rmr: "O(N) CC (seed 000 §5, Taubenfeld); DSM: no claim",
     safe: true,
     notes: "coloured tokens, numbers ≤ N; the figure's lost different-colour wait restored",
+    bound: rmr_bound,
+    mutants,
 };
+
+/// CC: doorway N + 3 (one read of every other process's token, colour and number in one
+/// register), ≤ 10 per other process waiting (as BWBGME's lines 17–21, Theorem 9), exit 3.
+/// DSM: no claim.
+fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
+    (model != Model::Dsm).then(|| {
+        Bound::linear(
+            11,
+            -4,
+            n,
+            "seed 000 Fig. 3 with Theorem 9's waiting-room argument: doorway N+3, ≤ 10 per other process, exit 3",
+        )
+    })
+}
+
+/// The seeded mutants of Fig. 3 (`verify --mutants bw-bakery`).
+fn mutants() -> Vec<Mutant> {
+    type S = ScheduledMemory;
+    use mutant::*;
+    vec![
+        Mutant::new(
+            "no-color-wait",
+            "(lost)",
+            "the different-colour wait dropped",
+            BwBakeryLock::<S, NO_COLOR_WAIT>::new,
+        ),
+        Mutant::new(
+            "no-choosing-wait",
+            "8",
+            "wait until Choosing[j] = false dropped",
+            BwBakeryLock::<S, NO_CHOOSING_WAIT>::new,
+        ),
+        Mutant::new(
+            "no-flip",
+            "17–21",
+            "GlobalColor never flipped",
+            BwBakeryLock::<S, NO_FLIP>::new,
+        ),
+        Mutant::new(
+            "no-reset",
+            "22",
+            "Token[i].number := 0 dropped",
+            BwBakeryLock::<S, NO_RESET>::new,
+        ),
+    ]
+}
 
 const BLACK: i64 = 0;
 const WHITE: i64 = 1;

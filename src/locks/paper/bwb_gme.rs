@@ -35,8 +35,9 @@
 
 use std::sync::Mutex;
 
-use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
-use crate::mem::{Home, Memory, Register};
+use crate::locks::paper::IDS_DIFFER;
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::mem::{Home, Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `bwb-gme`: its paper and figure, its claims.
 pub const INFO: LockInfo = LockInfo {
@@ -48,6 +49,8 @@ pub const INFO: LockInfo = LockInfo {
     rmr: "O(N) CC (seed 000 Theorem 9); DSM: no claim",
     safe: true,
     notes: "P1–P5 with bounded tokens (numbers ≤ N+1)",
+    bound: rmr_bound,
+    mutants,
 };
 
 /// What the registry and `lockbench list` say of `naive-bwb-gme`: its paper and figure, its claims.
@@ -60,7 +63,73 @@ pub const NAIVE: LockInfo = LockInfo {
     rmr: "O(N) CC",
     safe: false,
     notes: "negative control: NOT safe (seed 000 §6 counter-example)",
+    bound: crate::locks::no_bound,
+    mutants: crate::locks::no_mutants,
 };
+
+/// CC: doorway N + 4 (lines 3–15), waiting ≤ 10 per other process (Theorem 9: line 17 ≤ 5,
+/// line 19 1, lines 20–21 ≤ 2 plus GlobalColor amortised ≤ 2), exit N + 3 (OPPOSITECOLOR
+/// reads every token). DSM: no claim.
+fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
+    (model != Model::Dsm).then(|| {
+        Bound::linear(
+            12,
+            -3,
+            n,
+            "seed 000 Theorem 9: doorway N+4, ≤ 10 per other process waiting, exit N+3 (OPPOSITECOLOR)",
+        )
+    })
+}
+
+/// Why `bwb-gme` without line 29 is equivalent.
+const NO_OPPOSITE_CHECK_EQUIVALENT: &str = "Lemma 9 holds without it, and it is all the safety, FCFS and bound proofs take from line 29. Let t2 be the first time GlobalColor changes a second time (c to c̄ at t1, back to c at t2) inside some P_i's window (its line 5, reading c, to the end of its exit). The flipper U has colour c̄ and, by the kept line 28 guard, a number ≥ 2; by Lemma 7 it read a conflicting V of colour c̄ with a smaller number and enters only after V's critical section. U and V read c̄ on line 5 after t1 (earlier would put two changes inside their own windows before t2). P_i conflicts with U or V; that one waits on line 17 until P_i has written colour c, then on line 23 until GlobalColor ≠ c̄, that is until t2. So U enters its critical section after t2, yet flips at t2 on leaving it: a contradiction";
+
+/// The seeded mutants of Fig. 2 (`verify --mutants bwb-gme`).
+fn mutants() -> Vec<Mutant> {
+    type S = ScheduledMemory;
+    type G = Generalized;
+    use mutant::*;
+    vec![
+        Mutant::new(
+            "no-number-guard",
+            "28",
+            "mynumber ≠ 1 guard dropped",
+            BwbGmeLock::<S, G, NO_NUMBER_GUARD>::new,
+        ),
+        Mutant::new(
+            "no-bottom-reset",
+            "3",
+            "Token[i] := (mysession, ⊥, 0) dropped",
+            BwbGmeLock::<S, G, NO_BOTTOM_RESET>::new,
+        ),
+        Mutant::new(
+            "no-opposite-check",
+            "29",
+            "not OPPOSITECOLOR(mycolor) dropped",
+            BwbGmeLock::<S, G, NO_OPPOSITE_CHECK>::new,
+        )
+        .equivalent(NO_OPPOSITE_CHECK_EQUIVALENT),
+        Mutant::new(
+            "no-choosing-wait",
+            "17–18",
+            "wait until Choosing[j] = false ∨ … dropped",
+            BwbGmeLock::<S, G, NO_CHOOSING_WAIT>::new,
+        ),
+        Mutant::new(
+            "number-over-all",
+            "9",
+            "the session ∉ {0, mysession} clause dropped",
+            BwbGmeLock::<S, G, NUMBER_OVER_ALL>::new,
+        ),
+        Mutant::new(
+            "pair-le",
+            "20",
+            "(mynumber, i) < (Token[j].number, j) becomes ≤",
+            BwbGmeLock::<S, G, PAIR_LE>::new,
+        )
+        .equivalent(IDS_DIFFER),
+    ]
+}
 
 const NONE: i64 = 0; // ⊥
 const BLACK: i64 = 1;

@@ -9,8 +9,9 @@
 //! Sessions: the figure's sessions are positive integers with 0 meaning "none"; lockbench's
 //! session s is stored as s + 1.
 
-use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
-use crate::mem::{Memory, Register};
+use crate::locks::paper::IDS_DIFFER;
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::mem::{Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `glb`: its paper and figure, its claims.
 pub const INFO: LockInfo = LockInfo {
@@ -22,7 +23,36 @@ pub const INFO: LockInfo = LockInfo {
     rmr: "O(N) CC (seed 000 §3, Theorem 1); DSM: no claim",
     safe: true,
     notes: "P1–P5 with unbounded tokens",
+    bound: rmr_bound,
+    mutants,
 };
+
+/// CC: doorway N + 4 (lines 3–6), lines 8 and 9 at most five each per other process, exit 2.
+/// DSM: seed 000 claims nothing.
+fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
+    (model != Model::Dsm).then(|| {
+        Bound::linear(
+            11,
+            -4,
+            n,
+            "seed 000 §3: doorway N+4, lines 8 and 9 ≤ 5 each per other process, exit 2",
+        )
+    })
+}
+
+/// The seeded mutants of Fig. 1 (`verify --mutants glb`).
+fn mutants() -> Vec<Mutant> {
+    type S = ScheduledMemory;
+    use mutant::*;
+    vec![
+        Mutant::new("no-choosing-wait", "8", "wait until Choosing[j] = false ∨ … dropped", GlbLock::<S, NO_CHOOSING_WAIT>::new),
+        Mutant::new("token-wait-ignores-session", "9", "the Session[j] ∈ {0, mysession} clause dropped", GlbLock::<S, TOKEN_WAIT_IGNORES_SESSION>::new),
+        Mutant::new("no-token-reset", "12", "Token[i] := 0 dropped", GlbLock::<S, NO_TOKEN_RESET>::new)
+            .equivalent("line 13 still resets Session[i] to 0, which alone lets every wait on i pass; a stale token only delays waiters until i's next line 5 writes a larger one, which it reads above theirs"),
+        Mutant::new("session-after-token", "4", "Session[i] := mysession moved after line 5", GlbLock::<S, SESSION_AFTER_TOKEN>::new),
+        Mutant::new("pair-le", "9", "(Token[i], i) < (Token[j], j) becomes ≤", GlbLock::<S, PAIR_LE>::new).equivalent(IDS_DIFFER),
+    ]
+}
 
 /// Seeded mutants for `verify --mutants`, each one line of Fig. 1 changed; 0 is the algorithm.
 /// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.

@@ -6,8 +6,9 @@
 //! (doorway FIFO), starvation freedom; tokens grow without bound (Section 3.1 of seed 002 shows
 //! even their range is unbounded). `token = −1` means "no token", as in the figure.
 
-use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
-use crate::mem::{Memory, Register};
+use crate::locks::paper::IDS_DIFFER;
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::mem::{Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `lamport-bakery`: its paper and figure, its claims.
 pub const INFO: LockInfo = LockInfo {
@@ -19,7 +20,55 @@ pub const INFO: LockInfo = LockInfo {
     rmr: "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
     safe: true,
     notes: "tokens grow without bound, and so can their range (seed 002 §3.1)",
+    bound: rmr_bound,
+    mutants,
 };
+
+/// CC: doorway N + 3 (lines 1–4), waiting ≤ 10 per other process (lines 5 and 6, as lines 8
+/// and 9 of GLB in seed 000 §3: at most five each), exit 1. DSM: no claim.
+fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
+    (model != Model::Dsm).then(|| {
+        Bound::linear(
+            11,
+            -6,
+            n,
+            "seed 000 §3's GLB argument applied to seed 002 Fig. 1: doorway N+3, ≤ 10 per other process waiting, exit 1",
+        )
+    })
+}
+
+/// The seeded mutants of Fig. 1 (`verify --mutants lamport-bakery`).
+fn mutants() -> Vec<Mutant> {
+    type S = ScheduledMemory;
+    use mutant::*;
+    vec![
+        Mutant::new(
+            "no-gettoken",
+            "1",
+            "gettoken_i := true skipped",
+            LamportBakeryLock::<S, NO_GETTOKEN>::new,
+        ),
+        Mutant::new(
+            "no-choosing-wait",
+            "5",
+            "wait till gettoken_j = false dropped",
+            LamportBakeryLock::<S, NO_CHOOSING_WAIT>::new,
+        ),
+        Mutant::new(
+            "token-le",
+            "6",
+            "[token_i, i] < [token_j, j] becomes token_i ≤ token_j",
+            LamportBakeryLock::<S, TOKEN_LE>::new,
+        ),
+        Mutant::new(
+            "pair-le",
+            "6",
+            "[token_i, i] < [token_j, j] becomes ≤",
+            LamportBakeryLock::<S, PAIR_LE>::new,
+        )
+        .equivalent(IDS_DIFFER),
+    ]
+}
 
 /// Seeded mutants for `verify --mutants`, each one line of Fig. 1 changed; 0 is the algorithm.
 /// `MUT` is a compile-time constant, so the native build (`MUT = 0`) folds every branch away.

@@ -10,3 +10,7 @@ pub mod glb;
 pub mod lamport_bakery;
 pub mod ub_bakery;
 pub mod zehavi;
+
+/// Why a mutant turning `<` into `≤` on (value, id) pairs is equivalent.
+pub(crate) const IDS_DIFFER: &str =
+    "pairs (value, id) of two different processes never tie, so ≤ and < agree";

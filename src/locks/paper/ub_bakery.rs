@@ -11,8 +11,8 @@
 use std::marker::PhantomData;
 use std::sync::Mutex;
 
-use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
-use crate::mem::{Home, Memory, Register};
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::mem::{Home, Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `ub-bakery`: its paper and figure, its claims.
 pub const UB_BAKERY: LockInfo = LockInfo {
@@ -24,6 +24,8 @@ pub const UB_BAKERY: LockInfo = LockInfo {
     rmr: "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
     safe: true,
     notes: "register X clusters tokens: x ≤ token ≤ x+n (Theorem 1); still unbounded",
+    bound: rmr_bound,
+    mutants: ub_mutants,
 };
 
 /// What the registry and `lockbench list` say of `b-bakery`: its paper and figure, its claims.
@@ -36,7 +38,92 @@ pub const B_BAKERY: LockInfo = LockInfo {
     rmr: "O(N) CC (seed 000 §3's GLB argument; seed 002 claims none); DSM: no claim, waits spin on others' registers (unbounded)",
     safe: true,
     notes: "tokens mod 2n−1 with the shifted max and ≺: tokens in {−1..2n−2}",
+    bound: rmr_bound,
+    mutants: b_mutants,
 };
+
+/// CC, both bakeries: as Lamport's, plus line 3 (read X) and line 8 (write X). DSM: no claim.
+fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
+    (model != Model::Dsm).then(|| {
+        Bound::linear(
+            11,
+            -4,
+            n,
+            "seed 000 §3's GLB argument applied to seed 002 Fig. 2: doorway N+4, ≤ 10 per other process waiting, X 1, exit 1",
+        )
+    })
+}
+
+/// The seeded mutants of Fig. 2 with unbounded tokens (`verify --mutants ub-bakery`).
+fn ub_mutants() -> Vec<Mutant> {
+    type S = ScheduledMemory;
+    use mutant::*;
+    vec![
+        Mutant::new(
+            "no-x-write",
+            "8",
+            "X := token_i dropped",
+            Fig2Bakery::<S, Unbounded, NO_X_WRITE>::new,
+        ),
+        Mutant::new(
+            "no-choosing-wait",
+            "6",
+            "wait till gettoken_j = false dropped",
+            Fig2Bakery::<S, Unbounded, NO_CHOOSING_WAIT>::new,
+        ),
+        Mutant::new(
+            "no-increment",
+            "4",
+            "max(S ∪ {x}) + 1 becomes max(S ∪ {x})",
+            Fig2Bakery::<S, Unbounded, NO_INCREMENT>::new,
+        ),
+        Mutant::new(
+            "no-reset",
+            "10",
+            "token_i := −1 dropped",
+            Fig2Bakery::<S, Unbounded, NO_RESET>::new,
+        ),
+    ]
+}
+
+/// The seeded mutants of B-Bakery (`verify --mutants b-bakery`): Fig. 2's, and a modulus too
+/// small.
+fn b_mutants() -> Vec<Mutant> {
+    type S = ScheduledMemory;
+    use mutant::*;
+    vec![
+        Mutant::new(
+            "no-x-write",
+            "8",
+            "X := token_i dropped",
+            Fig2Bakery::<S, Bounded, NO_X_WRITE>::new,
+        ),
+        Mutant::new(
+            "no-choosing-wait",
+            "6",
+            "wait till gettoken_j = false dropped",
+            Fig2Bakery::<S, Bounded, NO_CHOOSING_WAIT>::new,
+        ),
+        Mutant::new(
+            "no-increment",
+            "4",
+            "shifted max ⊕ 1 becomes the shifted max",
+            Fig2Bakery::<S, Bounded, NO_INCREMENT>::new,
+        ),
+        Mutant::new(
+            "no-reset",
+            "10",
+            "token_i := −1 dropped",
+            Fig2Bakery::<S, Bounded, NO_RESET>::new,
+        ),
+        Mutant::new(
+            "modulus-2n-2",
+            "§5",
+            "tokens modulo 2n−2 instead of 2n−1",
+            Fig2Bakery::<S, BoundedBy<2>, 0>::new,
+        ),
+    ]
+}
 
 /// The arithmetic a bakery of Fig. 2 runs with.
 pub trait TokenArith: Send + Sync + 'static {

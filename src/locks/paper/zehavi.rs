@@ -22,8 +22,8 @@ use std::sync::Mutex;
 
 use crate::locks::paper::bounded_cts::BoundedCts;
 use crate::locks::paper::cts::{mark, Timestamps, UnboundedCts};
-use crate::locks::{Claims, Lock, LockInfo, Params, Problem};
-use crate::mem::{Home, Memory, Register};
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::mem::{Home, Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `zehavi-kex`: its paper and figure, its claims.
 pub const INFO: LockInfo = LockInfo {
@@ -35,6 +35,8 @@ pub const INFO: LockInfo = LockInfo {
     rmr: "O(n) CC and DSM (Lemma 7)",
     safe: true,
     notes: "FIFE, not FCFS; over an unbounded 64-bit CTS (the paper's is bounded)",
+    bound: rmr_bound,
+    mutants,
 };
 
 /// `zehavi-kex-bounded`: the same Algorithm 1 over the bounded CTS.
@@ -47,7 +49,129 @@ pub const INFO_BOUNDED: LockInfo = LockInfo {
     rmr: "O(n) CC and DSM (Lemma 7)",
     safe: true,
     notes: "FIFE; bounded space: CTS labels in {0..2n-1}, records in {-1..2n-1}, registers of 2n+1 words (not ref. [19]'s CTS, and it breaks CTS Property 2)",
+    bound: bounded_rmr_bound,
+    mutants: bounded_mutants,
 };
+
+/// Doorway ≤ 19n + 2 (lines 1–2: 2n writes; Label n+1; line 4 ≤ 13 per process; line 5; Scan
+/// n; lines 7–8 2n), line 12 n writes, exit 3n + 1; the while loop of line 11 reads only
+/// registers local to the reader in DSM (Lemma 7) and, in CC, at most five RMR reads of each of
+/// its 6n registers (Lemma 7's cases).
+fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
+    Some(match model {
+        Model::Dsm => Bound::linear(
+            23,
+            3,
+            n,
+            "seed 001 Lemma 7: doorway ≤ 19n+2, while loop local in DSM, line 12 n, exit 3n+1",
+        ),
+        _ => Bound::linear(
+            53,
+            3,
+            n,
+            "seed 001 Lemma 7: doorway ≤ 19n+2, while loop ≤ 5 reads per each of 6n registers, line 12 n, exit 3n+1",
+        ),
+    })
+}
+
+/// As `zehavi-kex` with the bounded CTS's Label (line 3: 2n + 1 accesses of multi-word
+/// registers, one own read, two collects of n − 1, two own writes) for the unbounded one's
+/// n + 1; Scan (line 6) n reads as before: doorway ≤ 20n + 2.
+fn bounded_rmr_bound(model: Model, n: usize) -> Option<Bound> {
+    Some(Bound::linear(
+        if model == Model::Dsm { 24 } else { 54 },
+        3,
+        n,
+        "seed 001 Lemma 7 over the bounded CTS: doorway ≤ 20n+2 (Label 2n+1), line 12 n, exit 3n+1, while loop as zehavi-kex",
+    ))
+}
+
+/// The seeded mutants of Algorithm 1 (`verify --mutants zehavi-kex`).
+fn mutants() -> Vec<Mutant> {
+    type S = ScheduledMemory;
+    type U = UnboundedCts<S>;
+    use mutant::*;
+    vec![
+        Mutant::new(
+            "no-allow",
+            "12",
+            "Allow[p][i] ← True dropped",
+            Zehavi::<S, U, NO_ALLOW>::new,
+        ),
+        Mutant::new(
+            "k-plus-one",
+            "11",
+            "|precede| ≥ k becomes |precede| > k",
+            Zehavi::<S, U, K_PLUS_ONE>::new,
+        ),
+        Mutant::new(
+            "no-reveal",
+            "5",
+            "Reveal[p] ← True dropped",
+            Zehavi::<S, U, NO_REVEAL>::new,
+        ),
+        Mutant::new(
+            "no-ignore-clear",
+            "8",
+            "Ignore[p][i] ← False dropped",
+            Zehavi::<S, U, NO_IGNORE_CLEAR>::new,
+        ),
+        Mutant::new(
+            "no-compete-delete",
+            "11.a.i",
+            "deleting processes with !Compete[i][p] dropped",
+            Zehavi::<S, U, NO_COMPETE_DELETE>::new,
+        ),
+    ]
+}
+
+/// Passages and PCT depth for the bounded CTS's traceable-use mutants (killed then by the
+/// traceable-use invariant, which the construction keeps at the same settings). A process's
+/// labels take the smallest value free of its own and of what others hold of it, so with
+/// nothing held its first two labels are 0 and 1 and a value can only come back at its third
+/// Label: with the default 2 passages both mutants are equivalent to the construction.
+/// `no-trace` needs a process to relabel to a value another still records (three Labels);
+/// `no-recheck` needs a process to label twice while another sits between its collect and its
+/// announce, after a first label (three Labels, a fourth passage for the window to fall after
+/// the first), a schedule of many preemptions: at 3 processes and 1500 schedules PCT found it
+/// for 8 seeds of 8 at depth 10, 2 of 8 at the default depth 3.
+const CTS_REUSE: (usize, usize) = (4, 10);
+
+/// The seeded mutants of the bounded CTS under Algorithm 1 (`verify --mutants
+/// zehavi-kex-bounded`), each one step of its Label changed.
+fn bounded_mutants() -> Vec<Mutant> {
+    use crate::locks::paper::bounded_cts::mutant::*;
+    type S = ScheduledMemory;
+    let (passages, depth) = CTS_REUSE;
+    vec![
+        Mutant::new(
+            "no-recheck",
+            "3 (Label step 3)",
+            "the re-collect dropped: records trusted from the first collect",
+            Zehavi::<S, BoundedCts<S, NO_RECHECK>>::new,
+        )
+        .at_least(passages, depth),
+        Mutant::new(
+            "keep-seq",
+            "3 (Label step 4)",
+            "the new seq is the old one",
+            Zehavi::<S, BoundedCts<S, KEEP_SEQ>>::new,
+        ),
+        Mutant::new(
+            "no-trace",
+            "3 (Label step 4)",
+            "values others record or announce of p no longer excluded",
+            Zehavi::<S, BoundedCts<S, NO_TRACE>>::new,
+        )
+        .at_least(passages, depth),
+        Mutant::new(
+            "no-record",
+            "3 (Label step 5)",
+            "rec_p[q] ← −1 for every q",
+            Zehavi::<S, BoundedCts<S, NO_RECORD>>::new,
+        ),
+    ]
+}
 
 /// An n × n array of boolean registers, element [i][p] homed at p.
 struct Matrix<M: Memory> {

@@ -15,8 +15,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crossbeam_utils::CachePadded;
 
-use crate::locks::{Lock, LockInfo, Params, Problem};
-use crate::mem::{Home, Memory, Register};
+use crate::locks::{no_mutants, Bound, Lock, LockInfo, Params, Problem};
+use crate::mem::{Home, Memory, Model, Register};
 
 /// What the registry and `lockbench list` say of `clh`: its paper and figure, its claims.
 pub const INFO: LockInfo = LockInfo {
@@ -29,7 +29,20 @@ pub const INFO: LockInfo = LockInfo {
     safe: true,
     notes:
         "implicit queue; a waiter spins on its predecessor's node, which migrates (remote in DSM)",
+    bound: rmr_bound,
+    mutants: no_mutants,
 };
+
+/// CC: raise own node, swap tail, two reads of the predecessor's node, lower own node. DSM: no
+/// claim (the waiter spins on its predecessor's node).
+fn rmr_bound(model: Model, _n: usize) -> Option<Bound> {
+    (model != Model::Dsm).then(|| {
+        Bound::constant(
+            5,
+            "CLH: raise own node, swap tail, two reads of the predecessor's node, lower own node",
+        )
+    })
+}
 
 /// The CLH lock over memory `M`.
 pub struct Clh<M: Memory> {

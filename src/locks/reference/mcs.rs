@@ -7,8 +7,8 @@
 //! on its own `locked` flag, which its predecessor clears: O(1) RMRs per passage in CC and in
 //! DSM (the spin is on a register in the spinner's own module). FCFS by swap order.
 
-use crate::locks::{Lock, LockInfo, Params, Problem};
-use crate::mem::{Home, Memory, Register};
+use crate::locks::{no_mutants, Bound, Lock, LockInfo, Params, Problem};
+use crate::mem::{Home, Memory, Model, Register};
 
 /// What the registry and `lockbench list` say of `mcs`: its paper and figure, its claims.
 pub const INFO: LockInfo = LockInfo {
@@ -20,7 +20,25 @@ pub const INFO: LockInfo = LockInfo {
     rmr: "O(1) CC and DSM",
     safe: true,
     notes: "queue of per-process nodes; each waiter spins on its own node (local in DSM)",
+    bound: rmr_bound,
+    mutants: no_mutants,
 };
+
+/// Acquire: write next, swap tail, write locked, link, one re-read after the hand-off; release:
+/// read next, CAS tail, one re-read of next, hand-off write (CC). DSM: swap, link, CAS,
+/// hand-off, each waiter spinning on its own node.
+fn rmr_bound(model: Model, _n: usize) -> Option<Bound> {
+    Some(match model {
+        Model::Dsm => Bound::constant(
+            4,
+            "MCS 1991: swap, link, CAS, hand-off; spins on the spinner's own node",
+        ),
+        _ => Bound::constant(
+            9,
+            "MCS 1991: acquire ≤ 5, release ≤ 4 (each spin re-reads once after its one write)",
+        ),
+    })
+}
 
 const NIL: i64 = 0;
 

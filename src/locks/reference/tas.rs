@@ -19,6 +19,8 @@ pub const TAS: LockInfo = LockInfo {
     rmr: "unbounded (CC and DSM)",
     safe: true,
     notes: "every attempt is a swap on the one lock word",
+    bound: crate::locks::no_bound,
+    mutants: crate::locks::no_mutants,
 };
 
 /// What the registry and `lockbench list` say of `ttas`: its paper and figure, its claims.
@@ -31,6 +33,8 @@ pub const TTAS: LockInfo = LockInfo {
     rmr: "unbounded (CC and DSM)",
     safe: true,
     notes: "spins reading its cached copy; swaps when the word looks free",
+    bound: crate::locks::no_bound,
+    mutants: crate::locks::no_mutants,
 };
 
 /// Test-and-set over memory `M`.

@@ -1,0 +1,176 @@
+//! What a lock's file says of it besides its code, carried by its [`LockInfo`](super::LockInfo):
+//! the RMR bound its source claims per model ([`Bound`]) and its seeded mutants ([`Mutant`]),
+//! each described once, beside the code that implements it. `lockbench rmr` checks the bound,
+//! `lockbench verify --mutants` runs the mutants; neither keeps a table of its own.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::{Builder, Lock, Params};
+use crate::mem::{Model, ScheduledMemory};
+
+/// Which way a bound goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// No passage may cost more.
+    Upper,
+    /// The paper's worst-case schedule makes one passage cost at least this much.
+    Lower,
+}
+
+/// A bound on RMRs per passage, evaluated at N processes.
+///
+/// ```
+/// use lockbench::locks::Bound;
+/// let b = Bound::linear(11, -4, 8, "seed 000 §3");
+/// assert_eq!((b.formula.as_str(), b.value, b.c), ("11N − 4", 84, Some(11)));
+/// assert_eq!(Bound::constant(9, "MCS 1991").value, 9);
+/// ```
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct Bound {
+    /// Upper (every passage) or lower (the paper's worst case).
+    pub direction: Direction,
+    /// The formula in N (processes).
+    pub formula: String,
+    /// Its value at this N.
+    pub value: u64,
+    /// The constant c of c·N (linear bounds), printed beside the check.
+    pub c: Option<u64>,
+    /// Where it comes from.
+    pub source: String,
+}
+
+impl Bound {
+    /// The upper bound c·N + d at `n` processes (never below 0).
+    pub fn linear(c: u64, d: i64, n: usize, source: &str) -> Bound {
+        let value = (c as i64 * n as i64 + d).max(0) as u64;
+        let formula = match d {
+            0 => format!("{c}N"),
+            d if d > 0 => format!("{c}N + {d}"),
+            d => format!("{c}N − {}", -d),
+        };
+        Bound {
+            direction: Direction::Upper,
+            formula,
+            value,
+            c: Some(c),
+            source: source.into(),
+        }
+    }
+
+    /// The constant upper bound `v`.
+    pub fn constant(v: u64, source: &str) -> Bound {
+        Bound {
+            direction: Direction::Upper,
+            formula: v.to_string(),
+            value: v,
+            c: None,
+            source: source.into(),
+        }
+    }
+
+    /// A lower bound: the paper's worst case costs one passage at least `value` (`formula` in
+    /// N).
+    pub fn lower(formula: &str, value: u64, source: &str) -> Bound {
+        Bound {
+            direction: Direction::Lower,
+            formula: formula.into(),
+            value,
+            c: None,
+            source: source.into(),
+        }
+    }
+}
+
+/// The RMR bound of a lock under a model at `n` processes, if its source claims one.
+pub type BoundFn = fn(Model, usize) -> Option<Bound>;
+
+/// For a lock whose source claims no RMR bound.
+///
+/// ```
+/// use lockbench::locks::no_bound;
+/// use lockbench::mem::Model;
+/// assert!(no_bound(Model::Cc, 4).is_none());
+/// ```
+pub fn no_bound(_model: Model, _n: usize) -> Option<Bound> {
+    None
+}
+
+/// For a lock without seeded mutants.
+///
+/// ```
+/// assert!(lockbench::locks::no_mutants().is_empty());
+/// ```
+pub fn no_mutants() -> Vec<Mutant> {
+    Vec::new()
+}
+
+/// One seeded mutant of a lock: one line of its figure changed, behind a const generic of the
+/// very code that is timed (the registered lock is the constant 0, whose mutation branches fold
+/// away). A mutant is killed when `verify` finds a violation of the safety property, an
+/// invariant, deadlock freedom or a claimed property; a survivor is either argued equivalent
+/// ([`Mutant::equivalent`]) or a gap in `verify`.
+///
+/// ```
+/// use lockbench::locks::{Lock, Mutant, Params};
+/// use lockbench::mem::ScheduledMemory;
+/// struct Never;
+/// impl Lock for Never {
+///     fn enter(&self, _: usize, _: usize) {}
+///     fn exit(&self, _: usize, _: usize) {}
+/// }
+/// let m = Mutant::new("no-wait", "3", "the wait dropped", |_: ScheduledMemory, _: &Params| Never)
+///     .at_least(4, 10);
+/// assert_eq!((m.name, m.at_least), ("no-wait", (4, 10)));
+/// ```
+#[derive(Clone)]
+pub struct Mutant {
+    /// Its name (`verify --mutants LOCK/NAME`).
+    pub name: &'static str,
+    /// The line of the figure changed.
+    pub line: &'static str,
+    /// The change.
+    pub change: &'static str,
+    /// Why it is equivalent to the algorithm, when it is.
+    pub equivalent: Option<&'static str>,
+    /// Passages per process and PCT depth the mutant is tried with at least (0: the given
+    /// ones), when its change can only show after that many passages and preemptions.
+    pub at_least: (usize, usize),
+    /// Builds it on the scheduled memory.
+    pub build: Builder,
+}
+
+impl Mutant {
+    /// A mutant built on the scheduled memory by `build` (typically the mutated type's `new`).
+    pub fn new<L: Lock + 'static>(
+        name: &'static str,
+        line: &'static str,
+        change: &'static str,
+        build: fn(ScheduledMemory, &Params) -> L,
+    ) -> Mutant {
+        Mutant {
+            name,
+            line,
+            change,
+            equivalent: None,
+            at_least: (0, 0),
+            build: Arc::new(move |p: &Params| -> Box<dyn Lock> {
+                Box::new(build(ScheduledMemory, p))
+            }),
+        }
+    }
+
+    /// Argued equivalent to the algorithm, for this reason (surviving is then expected).
+    pub fn equivalent(mut self, why: &'static str) -> Mutant {
+        self.equivalent = Some(why);
+        self
+    }
+
+    /// Tried with at least `passages` per process and PCT depth `depth`.
+    pub fn at_least(mut self, passages: usize, depth: usize) -> Mutant {
+        self.at_least = (passages, depth);
+        self
+    }
+}
