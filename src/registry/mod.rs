@@ -3,6 +3,7 @@
 //! built on native memory, timed through the monomorphised passage loop, on the scheduled
 //! memory (`verify`) and on a counting memory (`rmr`).
 
+pub mod plugin;
 #[cfg(test)]
 mod tests;
 
@@ -146,6 +147,9 @@ pub fn find(name: &str) -> Option<LockEntry> {
 
 /// Looks a lock up, or says what to do.
 pub fn lookup(name: &str) -> Result<LockEntry, UsageError> {
+    if let Some(path) = name.strip_prefix(plugin::PREFIX) {
+        return plugin::entry(path);
+    }
     find(name).ok_or_else(|| {
         UsageError(format!(
             "unknown lock {name:?}: `lockbench list` shows the names"
