@@ -224,3 +224,227 @@ fn list_plugin_shows_what_it_offers() {
     );
     assert!(err.contains("ABI version 99"), "{err}");
 }
+
+#[test]
+fn fidelity_sets_each_plug_in_beside_its_compiled_twin() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = format!("{}=ticket,{}=noop", plugin("ticket"), plugin("noop"));
+    let points = stdout_json(lockbench().args([
+        "fidelity",
+        "--boundary",
+        &pairs,
+        "--rounds",
+        "3",
+        "--duration",
+        "20ms",
+        "--warmup",
+        "5ms",
+        "--format",
+        "json",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]));
+    let points = points.as_array().unwrap();
+    let names: Vec<(&str, &str)> = points
+        .iter()
+        .map(|p| {
+            (
+                p["plugin"].as_str().unwrap(),
+                p["compiled"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(names, [("c-ticket", "ticket"), ("c-noop", "noop")]);
+    for p in points {
+        assert_eq!(p["rounds"], 3);
+        let rounds: Vec<f64> = p["per_round_ns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_f64().unwrap())
+            .collect();
+        assert_eq!(rounds.len(), 3);
+        let (c, g) = (
+            p["compiled_ns_per_passage"].as_f64().unwrap(),
+            p["plugin_ns_per_passage"].as_f64().unwrap(),
+        );
+        assert!(c > 0.0 && g > 0.0, "{p}");
+        // The boundary is the paired difference of the two loops' times.
+        let median = p["boundary_ns_per_passage"]["median"].as_f64().unwrap();
+        let (lo, hi) = rounds
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(l, h), &x| (l.min(x), h.max(x)));
+        assert!(lo <= median && median <= hi, "{p}");
+        assert!(
+            (p["range_ns"].as_f64().unwrap() - (hi - lo)).abs() < 1e-9,
+            "{p}"
+        );
+    }
+    let saved = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path().join("boundary.json"))
+        .find(|p| p.exists())
+        .expect("boundary.json saved");
+    assert_eq!(common::read_json(&saved).as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn fidelity_boundary_refuses_a_pair_that_is_not_plug_in_and_built_in() {
+    let err = refused_with_out(&["fidelity", "--boundary", "ticket=ticket"]);
+    assert!(err.contains("--boundary ticket=ticket"), "{err}");
+    let bad = format!("{}=ticket", plugin("bad_version"));
+    let err = refused_with_out(&["fidelity", "--boundary", &bad]);
+    assert!(err.contains("ABI version 99"), "{err}");
+}
+
+/// The `point` of every line of `points.jsonl` in `dir` that marks a point done.
+fn done_points(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("points.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l.get("done").is_some())
+        .map(|l| l["point"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// (lock, threads) of every result in `dir`'s results.json, sorted.
+fn result_keys(dir: &std::path::Path) -> Vec<(String, u64)> {
+    let mut keys: Vec<(String, u64)> = results(dir)
+        .iter()
+        .map(|r| {
+            (
+                r["lock"].as_str().unwrap().to_string(),
+                r["threads"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    keys.sort();
+    keys
+}
+
+fn sweep_config(locks: &[&str]) -> String {
+    let locks: Vec<String> = locks.iter().map(|l| format!("{l:?}")).collect();
+    format!(
+        "lock = [{}]\nthreads = [1, 2]\npassages = 300\nwarmup = \"1ms\"\nrepeat = 1\noversubscribe = true\n",
+        locks.join(", ")
+    )
+}
+
+#[test]
+fn a_sweep_report_compare_and_saved_baseline_take_a_plug_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mcs = plugin("mcs");
+    let config = tmp.path().join("mcs.toml");
+    std::fs::write(&config, sweep_config(&["ticket", &mcs])).unwrap();
+    let dir = tmp.path().join("sweep");
+    lockbench()
+        .current_dir(tmp.path())
+        .arg("sweep")
+        .arg(&config)
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .success();
+    let want: Vec<(String, u64)> = [("c-mcs", 1), ("c-mcs", 2), ("ticket", 1), ("ticket", 2)]
+        .iter()
+        .map(|(l, t)| (l.to_string(), *t))
+        .collect();
+    assert_eq!(result_keys(&dir), want);
+    lockbench()
+        .current_dir(tmp.path())
+        .arg("report")
+        .arg(&dir)
+        .assert()
+        .success();
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("c-mcs"), "the report shows the plug-in");
+    // A saved baseline of the plug-in, compared with the sweep.
+    lockbench()
+        .current_dir(tmp.path())
+        .args([
+            "run",
+            "--lock",
+            &mcs,
+            "--threads",
+            "1,2",
+            "--passages",
+            "300",
+        ])
+        .args([
+            "--rounds",
+            "1",
+            "--oversubscribe",
+            "--save-as",
+            "c-mcs-base",
+        ])
+        .assert()
+        .success();
+    let out = lockbench()
+        .current_dir(tmp.path())
+        .args(["compare", "c-mcs-base"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("c-mcs"), "{text}");
+}
+
+#[test]
+fn a_lock_that_crashes_in_enter_keeps_the_finished_points_and_the_sweep_resumes_without_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let crash = plugin("crash");
+    let config = tmp.path().join("crash.toml");
+    std::fs::write(&config, sweep_config(&["ticket", &crash])).unwrap();
+    let dir = tmp.path().join("sweep");
+    // c-crash works at 1 thread and dereferences NULL in enter at 2: the process dies at the
+    // second point (the working directory is the temporary one, for any core file).
+    let out = lockbench()
+        .current_dir(tmp.path())
+        .arg("sweep")
+        .arg(&config)
+        .arg("--out")
+        .arg(&dir)
+        .assert()
+        .failure()
+        .get_output()
+        .clone();
+    assert_eq!(out.status.code(), None, "killed by a signal: {out:?}");
+    assert_eq!(done_points(&dir), ["t=1"]);
+    let at_one: Vec<(String, u64)> = vec![("c-crash".into(), 1), ("ticket".into(), 1)];
+    assert_eq!(result_keys(&dir), at_one, "the finished point is kept");
+    // Resumed with the config that drops the crashing lock: the points to go run without it.
+    let without = tmp.path().join("without.toml");
+    std::fs::write(&without, sweep_config(&["ticket"])).unwrap();
+    lockbench()
+        .current_dir(tmp.path())
+        .arg("sweep")
+        .arg(&without)
+        .arg("--resume")
+        .arg(&dir)
+        .assert()
+        .success();
+    assert_eq!(done_points(&dir), ["t=1", "t=2"]);
+    let all: Vec<(String, u64)> = vec![
+        ("c-crash".into(), 1),
+        ("ticket".into(), 1),
+        ("ticket".into(), 2),
+    ];
+    assert_eq!(result_keys(&dir), all);
+    // A config that changes more than its locks is still refused.
+    let other = tmp.path().join("other.toml");
+    std::fs::write(&other, sweep_config(&["ticket"]).replace("300", "400")).unwrap();
+    let err = stderr_of_failure(
+        lockbench()
+            .current_dir(tmp.path())
+            .arg("sweep")
+            .arg(&other)
+            .arg("--resume")
+            .arg(&dir),
+        2,
+    );
+    assert!(err.contains("changed since the sweep"), "{err}");
+}
