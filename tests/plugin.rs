@@ -448,3 +448,33 @@ fn a_lock_that_crashes_in_enter_keeps_the_finished_points_and_the_sweep_resumes_
     );
     assert!(err.contains("changed since the sweep"), "{err}");
 }
+
+#[test]
+fn a_plug_in_that_never_lets_go_is_stopped_by_the_watchdog_through_its_abort_flag() {
+    // c-stuck's exit forgets to release: the second entry waits until the watchdog raises
+    // the abort flag, then gives up, and the run is reported stalled (exit 1), not hung.
+    let dir = tempfile::tempdir().unwrap();
+    let out = lockbench()
+        .args(["run", "--lock", &plugin("stuck"), "--threads", "1"])
+        .args([
+            "--passages",
+            "100",
+            "--stall-timeout",
+            "300ms",
+            "--rounds",
+            "1",
+        ])
+        .args(["--out", dir.path().to_str().unwrap()])
+        .timeout(std::time::Duration::from_secs(120))
+        .assert()
+        .code(1)
+        .get_output()
+        .clone();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("error: c-stuck") && l.contains("stalled")),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -16,7 +16,7 @@ __attribute__((unused)) static int base_init(const struct lockbench_params *para
     return 0;
 }
 
-static int base_enter(void *lock, size_t p, size_t session)
+__attribute__((unused)) static int base_enter(void *lock, size_t p, size_t session)
 {
     (void)p;
     (void)session;
@@ -25,7 +25,7 @@ static int base_enter(void *lock, size_t p, size_t session)
     return 0;
 }
 
-static void base_exit(void *lock, size_t p, size_t session)
+__attribute__((unused)) static void base_exit(void *lock, size_t p, size_t session)
 {
     (void)p;
     (void)session;
