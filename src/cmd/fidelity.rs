@@ -6,12 +6,15 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 
-use crate::engine::fidelity::{default_sampling, measure_all, FidelityPlan, FIDELITY_LOCKS};
+use crate::engine::fidelity::{
+    default_sampling, measure_all, measure_boundary, BoundaryPoint, FidelityPlan, FIDELITY_LOCKS,
+};
 use crate::engine::options::OracleArg;
 use crate::error::UsageError;
 use crate::locks::Problem;
 use crate::opts::{Format, FormatOpt, LockOpt, LoopOpt, OutOpt, RoundsOpt, ThreadsOpt, WindowOpt};
-use crate::registry::lookup;
+use crate::registry::plugin::PREFIX;
+use crate::registry::{lookup, LockEntry};
 use crate::report::rate;
 use crate::report::store::Store;
 use crate::runner::fidelity::FidelityPoint;
@@ -55,6 +58,11 @@ pub struct Args {
     /// `--out`: the directory the results are saved under (default reports/).
     #[command(flatten)]
     pub out: OutOpt,
+    /// The plug-in boundary instead: each `plugin:PATH=LOCK` sets the C plug-in against the
+    /// built-in LOCK it reimplements, both in a bare loop at 1 thread, and reports what the
+    /// boundary costs per passage (e.g. `plugin:target/c-examples/libticket.so=ticket`).
+    #[arg(long, value_name = "plugin:PATH=LOCK", value_delimiter = ',', conflicts_with_all = ["lock", "threads"])]
+    pub boundary: Option<Vec<String>>,
 }
 
 /// `lockbench fidelity`: harness against bare loop, interleaved, per lock and thread count.
@@ -108,6 +116,21 @@ pub fn exec(args: &Args) -> Result<i32> {
         ))
         .into());
     }
+    if let Some(pairs) = &args.boundary {
+        let pairs = boundary_pairs(pairs)?;
+        crate::opts::out::check_dir("--out", &out_dir)?;
+        let store = Store::create(&out_dir)
+            .map_err(|e| UsageError(format!("--out {}: {e:#}", out_dir.display())))?;
+        crate::runner::catch_interrupts();
+        return boundary(
+            &pairs,
+            &placement,
+            (duration, warmup),
+            rounds,
+            format,
+            &store,
+        );
+    }
     crate::opts::out::check_dir("--out", &out_dir)?;
     let store = Store::create(&out_dir)
         .map_err(|e| UsageError(format!("--out {}: {e:#}", out_dir.display())))?;
@@ -157,6 +180,108 @@ pub fn exec(args: &Args) -> Result<i32> {
         }
     );
     Ok(128 + sig)
+}
+
+/// `--boundary`'s pairs, each a plug-in and the built-in lock it is set against.
+fn boundary_pairs(pairs: &[String]) -> Result<Vec<(LockEntry, LockEntry)>> {
+    let mut out = Vec::new();
+    for pair in pairs {
+        let bad = |why: &str| -> anyhow::Error {
+            UsageError(format!(
+                "--boundary {pair}: {why} (e.g. --boundary plugin:target/c-examples/libticket.so=ticket)"
+            ))
+            .into()
+        };
+        let Some((plugin, compiled)) = pair.trim().rsplit_once('=') else {
+            return Err(bad("give plugin:PATH=LOCK"));
+        };
+        if !plugin.starts_with(PREFIX) || compiled.starts_with(PREFIX) {
+            return Err(bad("a plug-in (plugin:PATH) = a built-in lock"));
+        }
+        let (p, c) = (lookup(plugin)?, lookup(compiled.trim())?);
+        if p.info.problem != Problem::Mutex || c.info.problem != Problem::Mutex {
+            return Err(bad(
+                "both must be mutual-exclusion locks (a bare loop runs one session)",
+            ));
+        }
+        out.push((p, c));
+    }
+    Ok(out)
+}
+
+/// Measures and prints every boundary pair; saves them in `boundary.json`.
+fn boundary(
+    pairs: &[(LockEntry, LockEntry)],
+    placement: &[usize],
+    window: (Duration, Duration),
+    rounds: usize,
+    format: Format,
+    store: &Store,
+) -> Result<i32> {
+    let mut points: Vec<BoundaryPoint> = Vec::new();
+    for (plugin, compiled) in pairs {
+        let point = measure_boundary(compiled, plugin, placement, window, rounds)?;
+        eprintln!(
+            "{} against {}: {:+.2} ns per passage",
+            point.plugin, point.compiled, point.boundary_ns_per_passage.median
+        );
+        points.push(point);
+        store.save_json("boundary.json", &points)?;
+        if crate::runner::interrupted().is_some() {
+            break;
+        }
+    }
+    if format == Format::Json {
+        println!("{}", serde_json::to_string_pretty(&points)?);
+    } else {
+        print!("{}", boundary_table(&points, rounds, window.0, store));
+    }
+    Ok(crate::runner::interrupted().map_or(0, |sig| 128 + sig))
+}
+
+/// The boundary table.
+fn boundary_table(
+    points: &[BoundaryPoint],
+    rounds: usize,
+    duration: Duration,
+    store: &Store,
+) -> String {
+    let mut out = format!(
+        "boundary = the same lock as a C plug-in and compiled in, each in a bare loop (enter; exit) at 1 thread; {rounds} interleaved rounds of {}; cost = plug-in − compiled ns per passage, paired by round: median [interval, level]; range = max − min over the rounds\n",
+        format_duration(duration)
+    );
+    let header = format!(
+        "{:<18} {:<18} {:>12} {:>12}  {:<26} {:>8}",
+        "plug-in", "compiled", "compiled ns", "plug-in ns", "boundary ns/passage", "range"
+    );
+    out.push_str(&header);
+    out.push('\n');
+    out.push_str(&"-".repeat(header.chars().count()));
+    out.push('\n');
+    for p in points {
+        let e = &p.boundary_ns_per_passage;
+        let est = match e.interval {
+            Some(i) => format!(
+                "{:.2} [{:.2}–{:.2}, {:.0}%]",
+                e.median,
+                i.low,
+                i.high,
+                i.level * 100.0
+            ),
+            None => format!("{:.2}", e.median),
+        };
+        out.push_str(&format!(
+            "{:<18} {:<18} {:>12.2} {:>12.2}  {:<26} {:>8.2}\n",
+            p.plugin,
+            p.compiled,
+            p.compiled_ns_per_passage,
+            p.plugin_ns_per_passage,
+            est,
+            p.range_ns
+        ));
+    }
+    out.push_str(&format!("results saved in {}\n", store.dir().display()));
+    out
 }
 
 /// The sizes and durations against the limits `run` has for them.

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::locks::sources::{cite_source, Citation, CITATIONS};
 use crate::locks::LockInfo;
 use crate::opts::{Format, FormatOpt};
-use crate::registry::{lookup, registry};
+use crate::registry::{lookup, plugin, registry};
 
 /// The width the table keeps within.
 pub const WIDTH: usize = 100;
@@ -27,6 +27,10 @@ pub struct Args {
     /// Show this lock in full: its notes, RMR claim and the citation of its paper.
     #[arg(long, value_name = "NAME")]
     pub lock: Option<String>,
+    /// Show what the C plug-in at PATH offers (its descriptor, checked as `--lock plugin:PATH`
+    /// checks it).
+    #[arg(long, value_name = "PATH", conflicts_with = "lock")]
+    pub plugin: Option<String>,
 }
 
 /// Prints the listing.
@@ -36,14 +40,28 @@ pub fn exec(args: &Args) -> Result<i32> {
         &[Format::Table, Format::Csv, Format::Json, Format::Md],
         Format::Table,
     )?;
-    let infos: Vec<LockInfo> = match &args.lock {
-        Some(name) => vec![lookup(name)?.info],
-        None => registry().into_iter().map(|e| e.info).collect(),
+    let plugin = args.plugin.as_deref().map(plugin::load).transpose()?;
+    let infos: Vec<LockInfo> = match (&args.lock, &plugin) {
+        (_, Some(p)) => vec![p.info.clone()],
+        (Some(name), None) => vec![lookup(name)?.info],
+        (None, None) => registry().into_iter().map(|e| e.info).collect(),
     };
     let text = match format {
         Format::Json => json(&infos)?,
         Format::Csv => csv(&infos),
         Format::Md => md(&infos),
+        Format::Table if plugin.is_some() => {
+            let p = plugin.as_ref().expect("matched");
+            detail(&infos[0])
+                + &hang(
+                    "  plug-in:  ",
+                    &format!(
+                        "{} (ABI version {}): `--lock plugin:PATH` in run, sweep and fidelity; not verify or rmr, which need the register abstraction",
+                        p.path.display(),
+                        p.abi_version
+                    ),
+                )
+        }
         Format::Table if args.lock.is_some() => infos.iter().map(detail).collect(),
         Format::Table => table(&infos),
     };

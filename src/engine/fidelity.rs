@@ -1,6 +1,6 @@
 //! The harness against a bare loop of the same lock: the template of a fidelity run, the
-//! harness's cost above an empty loop, the default latency sampling, and the measurement behind
-//! `lockbench fidelity`.
+//! harness's cost above an empty loop, the default latency sampling, the measurement behind
+//! `lockbench fidelity`, and the plug-in boundary's cost (`fidelity --boundary`).
 
 use std::io::Write as _;
 use std::time::Duration;
@@ -11,9 +11,12 @@ use crate::engine::options::OracleArg;
 use crate::engine::plan::oracle_for;
 use crate::mem::WaitPolicy;
 use crate::metrics::counters;
+use crate::metrics::stats::{median_estimate, Spread};
 use crate::registry::{lookup, LockEntry};
 use crate::report::store::Store;
-use crate::runner::exec::{auto_latency_sample, timed_passage_cost_ns, RunSpec, StopRule};
+use crate::runner::exec::{
+    auto_latency_sample, timed_passage_cost_ns, LoopKind, RunFailure, RunSpec, StopRule,
+};
 use crate::runner::fidelity::{self, FidelityPoint};
 use crate::runner::host::{Load, LoadSample};
 
@@ -183,4 +186,86 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
         );
     }
     Ok(points)
+}
+
+/// The plug-in boundary: one lock compiled in against the same lock built as a C plug-in, each
+/// in a bare loop (`enter; exit`, nothing else) at one thread, in interleaved rounds.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize, PartialEq)]
+pub struct BoundaryPoint {
+    /// The plug-in's lock.
+    pub plugin: String,
+    /// The built-in lock it is set against.
+    pub compiled: String,
+    /// Rounds (each runs both bare loops once, alternating which goes first).
+    pub rounds: usize,
+    /// The built-in's time per passage, ns (median over rounds).
+    pub compiled_ns_per_passage: f64,
+    /// The plug-in's time per passage, ns (median over rounds).
+    pub plugin_ns_per_passage: f64,
+    /// Plug-in minus built-in, ns per passage, paired within each round: median and interval.
+    pub boundary_ns_per_passage: crate::metrics::stats::Estimate,
+    /// The per-round differences, ns.
+    pub per_round_ns: Vec<f64>,
+    /// Largest minus smallest per-round difference, ns.
+    pub range_ns: f64,
+}
+
+/// Measures `plugin` against `compiled` (see [`BoundaryPoint`]) for `rounds` rounds of
+/// `duration` each, pinned by `placement`.
+pub fn measure_boundary(
+    compiled: &LockEntry,
+    plugin: &LockEntry,
+    placement: &[usize],
+    (duration, warmup): (Duration, Duration),
+    rounds: usize,
+) -> Result<BoundaryPoint, RunFailure> {
+    let spec = |e: &LockEntry| {
+        fidelity_template(
+            e.clone(),
+            1,
+            placement,
+            WaitPolicy::Spin,
+            duration,
+            warmup,
+            (1, None),
+        )
+    };
+    let specs = [spec(compiled), spec(plugin)];
+    let (mut ns, mut diffs) = ([vec![], vec![]], vec![]);
+    for round in 0..rounds.max(1) {
+        let order = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        let mut t = [0.0f64; 2];
+        for i in order {
+            let s = &specs[i];
+            let rep = (s.lock.bench)(s, LoopKind::Bare)?;
+            let name = s.lock.info.name;
+            if let Some(why) = rep.stalled {
+                return Err(RunFailure(format!("{name}: {why}")));
+            }
+            if rep.throughput_per_sec <= 0.0 {
+                return Err(RunFailure(format!(
+                    "{name}: no passage measured (lengthen the duration)"
+                )));
+            }
+            t[i] = 1e9 / rep.throughput_per_sec;
+        }
+        ns[0].push(t[0]);
+        ns[1].push(t[1]);
+        diffs.push(t[1] - t[0]);
+        if crate::runner::interrupted().is_some() {
+            break;
+        }
+    }
+    let med = |v: &[f64]| median_estimate(v).map_or(0.0, |e| e.median);
+    let spread = Spread::of(&diffs);
+    Ok(BoundaryPoint {
+        plugin: plugin.info.name.to_string(),
+        compiled: compiled.info.name.to_string(),
+        rounds: diffs.len(),
+        compiled_ns_per_passage: med(&ns[0]),
+        plugin_ns_per_passage: med(&ns[1]),
+        boundary_ns_per_passage: median_estimate(&diffs).expect("at least one round"),
+        range_ns: spread.max - spread.min,
+        per_round_ns: diffs,
+    })
 }

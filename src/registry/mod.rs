@@ -12,6 +12,7 @@
 mod builtin;
 mod entry;
 mod lock_api;
+pub mod plugin;
 #[cfg(test)]
 mod tests;
 
@@ -160,6 +161,9 @@ pub fn find(name: &str) -> Option<LockEntry> {
 
 /// Looks a lock up, or says what to do.
 pub fn lookup(name: &str) -> Result<LockEntry, UsageError> {
+    if let Some(path) = name.strip_prefix(plugin::PREFIX) {
+        return plugin::entry(path);
+    }
     find(name).ok_or_else(|| {
         UsageError(format!(
             "unknown lock {name:?}: `lockbench list` shows the names"

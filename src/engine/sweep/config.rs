@@ -22,7 +22,7 @@ pub struct Machine {
 }
 
 /// What `manifest.json` records.
-#[derive(Serialize, Deserialize, Debug)]
+#[derive(Clone, Serialize, Deserialize, Debug)]
 pub struct Manifest {
     /// The config file's text, as given.
     pub config: String,
@@ -147,6 +147,29 @@ impl Point {
         }
         .layered_text(base, path)
     }
+}
+
+/// Whether the config `new` is `old` with some of its locks dropped (at least one kept, no
+/// other key changed): a sweep whose lock crashed the process resumes without it.
+pub fn drops_locks_only(old: &str, new: &str) -> bool {
+    let (Ok(mut old), Ok(mut new)) = (
+        toml::from_str::<toml::Table>(old),
+        toml::from_str::<toml::Table>(new),
+    ) else {
+        return false;
+    };
+    let names = |t: &mut toml::Table| -> Vec<String> {
+        match t.remove("lock") {
+            Some(toml::Value::String(s)) => s.split(',').map(|n| n.trim().to_string()).collect(),
+            Some(toml::Value::Array(a)) => a
+                .iter()
+                .filter_map(|v| v.as_str().map(|n| n.trim().to_string()))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let (was, now) = (names(&mut old), names(&mut new));
+    old == new && !now.is_empty() && now.len() < was.len() && now.iter().all(|n| was.contains(n))
 }
 
 /// FNV-1a, 64 bits.
@@ -355,6 +378,26 @@ mod tests {
     use crate::runner::topology::Topology;
 
     const M: Machine = Machine { cores: 6, cpus: 12 };
+
+    #[test]
+    fn a_config_that_only_drops_locks_is_told_apart_from_any_other_change() {
+        let old = "lock = [\"ticket\", \"plugin:x.so\"]\nthreads = [1, 2]\n";
+        assert!(drops_locks_only(
+            old,
+            "threads = [1, 2]\nlock = [\"ticket\"]\n"
+        ));
+        assert!(drops_locks_only("lock = \"a,b\"\n", "lock = \"b\"\n"));
+        for other in [
+            old,
+            "lock = []\nthreads = [1, 2]\n",
+            "lock = [\"tas\"]\nthreads = [1, 2]\n",
+            "lock = [\"ticket\"]\nthreads = [1]\n",
+            "lock = [\"ticket\"]\nthreads = [1, 2]\nrepeat = 3\n",
+            "not toml [",
+        ] {
+            assert!(!drops_locks_only(old, other), "{other}");
+        }
+    }
 
     #[test]
     fn symbolic_thread_counts_and_models() {

@@ -13,7 +13,8 @@
 //! the host), `points.jsonl` (each finished point's results appended in one write, then a line
 //! marking the point done) and `results.json` (every finished result, rewritten after each
 //! point, what `report` and `compare` read). An interrupted sweep loses only the point it was
-//! measuring; `--resume DIR` skips the points done and refuses a config that changed.
+//! measuring; `--resume DIR` skips the points done and refuses a config that changed, except
+//! one that only drops locks (a lock that crashed the process is left out of the points to go).
 
 mod config;
 mod journal;
@@ -109,8 +110,11 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits, fs::File)> {
         cpus: topo.logical_cpus(),
     };
     let sweep = Sweep::parse(text, path, machine)?;
+    let dropped = manifest
+        .as_ref()
+        .is_some_and(|m| m.config_hash != sweep.hash && config::drops_locks_only(&m.config, text));
     if let Some(m) = &manifest {
-        if m.config_hash != sweep.hash {
+        if m.config_hash != sweep.hash && !dropped {
             return Err(UsageError(format!(
                 "{} changed since the sweep in {} started ({} ≠ {}): resume with the config it started with (or leave CONFIG out), or start a new sweep with --out",
                 path.display(),
@@ -139,6 +143,19 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits, fs::File)> {
     }
     write_atomic(&dir.join("run-config.toml"), base_text.as_bytes())?;
 
+    if let (true, Some(m)) = (dropped, manifest) {
+        // Resumed without some of its locks: the manifest takes the config that drops them.
+        let m = Manifest {
+            config: text.clone(),
+            config_path: path.display().to_string(),
+            config_hash: sweep.hash.clone(),
+            ..m.clone()
+        };
+        write_atomic(
+            &dir.join("manifest.json"),
+            serde_json::to_string_pretty(&m)?.as_bytes(),
+        )?;
+    }
     if manifest.is_none() {
         let m = Manifest {
             config: text.clone(),
