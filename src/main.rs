@@ -82,5 +82,6 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::Report(args) => cmd::report::exec(&args),
         Command::Compare(args) => cmd::compare::exec(&args),
         Command::Sweep(args) => cmd::sweep::exec(&args),
+        Command::App(args) => cmd::app::exec(&args),
     }
 }
