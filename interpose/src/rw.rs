@@ -157,7 +157,9 @@ pub fn acquire(l: R, mode: Mode, wait: Wait) -> c_int {
         }
         push(addr, h.session);
         bump(&s.stats.per_id[p].acquisitions);
-        bump(&s.stats.per_id[p].shared);
+        if h.session == 0 {
+            bump(&s.stats.per_id[p].shared);
+        }
         return 0;
     }
     let shared = mode == Mode::Read && (s.gme || e.lock.is_none());
