@@ -72,6 +72,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         seed: args.seed,
     };
     let (configs, pthread) = app::prepare(&opts)?;
+    app::warm_up(&opts, &pthread)?;
     eprintln!(
         "lockbench app: {} configurations × {} rounds (shuffled each round), figure: {}",
         configs.len(),

@@ -74,7 +74,7 @@ pub struct Measured {
 }
 
 /// Checks everything that can be checked before running: the locks, the program, the
-/// interposer; then the program under `pthread` once (a warm-up: it must succeed there).
+/// interposer ([`warm_up`] then runs the program once under `pthread`).
 pub fn prepare(opts: &AppOptions) -> Result<(Vec<Config>, Setup)> {
     if opts.argv.is_empty() {
         return Err(UsageError(
@@ -130,23 +130,19 @@ fn config(name: &str, problem: &str, source: &str, safe: bool) -> Config {
     }
 }
 
-/// Runs every configuration once per round in a shuffled order, saving as it goes;
-/// `progress` hears of each run.
-pub fn measure(
-    opts: &AppOptions,
-    mut configs: Vec<Config>,
-    pthread: Setup,
-    mut progress: impl FnMut(usize, &str, &Outcome),
-) -> Result<Measured> {
-    let mut argv = opts.argv.clone();
-    argv[0] = program::resolve(&argv[0].to_string_lossy())?.into_os_string();
-    let program = std::path::Path::new(&argv[0])
-        .file_name()
-        .map_or_else(|| "program".into(), |n| n.to_string_lossy().into_owned());
-    let scratch = std::env::temp_dir().join(format!("lockbench-app-{}.jsonl", std::process::id()));
-    let metric = opts.metric.as_deref();
-    // The warm-up, under pthread: a program that fails there is bad input.
-    let warm = launch::run_once(&argv, &pthread, opts.timeout, metric, &scratch)?;
+/// The program once under `pthread` (a warm-up, not measured): a program that fails there is
+/// bad input.
+pub fn warm_up(opts: &AppOptions, pthread: &Setup) -> Result<()> {
+    let argv = resolved(opts)?;
+    let program = name_of(&argv);
+    let scratch = scratch();
+    let warm = launch::run_once(
+        &argv,
+        pthread,
+        opts.timeout,
+        opts.metric.as_deref(),
+        &scratch,
+    )?;
     if warm.status != Status::Ok {
         let tail = if warm.stderr_tail.is_empty() {
             String::new()
@@ -159,6 +155,37 @@ pub fn measure(
         ))
         .into());
     }
+    Ok(())
+}
+
+fn resolved(opts: &AppOptions) -> Result<Vec<OsString>> {
+    let mut argv = opts.argv.clone();
+    argv[0] = program::resolve(&argv[0].to_string_lossy())?.into_os_string();
+    Ok(argv)
+}
+
+fn name_of(argv: &[OsString]) -> String {
+    std::path::Path::new(&argv[0])
+        .file_name()
+        .map_or_else(|| "program".into(), |n| n.to_string_lossy().into_owned())
+}
+
+fn scratch() -> PathBuf {
+    std::env::temp_dir().join(format!("lockbench-app-{}.jsonl", std::process::id()))
+}
+
+/// Runs every configuration once per round in a shuffled order, saving as it goes;
+/// `progress` hears of each run.
+pub fn measure(
+    opts: &AppOptions,
+    mut configs: Vec<Config>,
+    pthread: Setup,
+    mut progress: impl FnMut(usize, &str, &Outcome),
+) -> Result<Measured> {
+    let argv = resolved(opts)?;
+    let program = name_of(&argv);
+    let scratch = scratch();
+    let metric = opts.metric.as_deref();
     let Setup::Interposed { so, procs, .. } = &pthread else {
         unreachable!("prepare builds an interposed setup")
     };
