@@ -362,3 +362,27 @@ fn memcached_serves_memcslap_over_loopback_on_a_few_locks() {
         );
     }
 }
+
+#[test]
+fn the_rwlock_program_runs_on_the_gme_locks() {
+    let Some(prog) = locks_program() else { return };
+    let (code, out, err) = app(
+        &[
+            "--lock",
+            "glb,bwb-gme,parking-lot-rwlock,condvar-gme",
+            "--repeat",
+            "1",
+            "--format",
+            "json",
+        ],
+        &[prog.to_str().unwrap(), "rwlock", "4", "3000"],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let runs: Value = serde_json::from_str(&out).unwrap();
+    for lock in ["glb", "bwb-gme", "parking-lot-rwlock", "condvar-gme"] {
+        let r = by_lock(&runs, lock);
+        assert_eq!(r["problem"], "gme");
+        assert_eq!(r["safety_violations"], 0, "{lock}");
+        assert!(!r["nothing_measured"].as_bool().unwrap(), "{lock}");
+    }
+}
