@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The real programs `lockbench app` is tested and benchmarked on, from the distribution's
 # packages: sysbench (its mutex and threads tests), pigz (mutexes and condition variables),
-# memcached with libmemcached-tools (memslap drives it over loopback) and stress-ng (its
-# rwlock stressor: pthread rwlocks under readers and writers).
+# memcached with libmemcached-tools (memcslap drives it over loopback) and rocksdb-tools
+# (db_bench: a key-value store's mutexes and condition variables).
 # Quiet when everything is installed; runs `apt-get update` once when a package is missing.
 # Exits 0 even when a package cannot be had: the tests that need it skip and say so.
 set -uo pipefail
 
-want=(sysbench pigz memcached libmemcached-tools stress-ng)
+want=(sysbench pigz memcached libmemcached-tools rocksdb-tools)
 missing=()
 for p in "${want[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
