@@ -319,7 +319,7 @@ fn pigz_output_decompresses_to_its_input_on_every_mutual_exclusion_lock() {
 }
 
 #[test]
-fn memcached_serves_memcslap_over_loopback_on_a_few_locks() {
+fn memcached_serves_memcslap_over_loopback_on_every_mutual_exclusion_lock() {
     let (Some(memcached), Some(slap)) = (installed("memcached"), installed("memcslap")) else {
         return;
     };
@@ -338,10 +338,11 @@ fn memcached_serves_memcslap_over_loopback_on_a_few_locks() {
     )
     .unwrap();
     std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let locks = mutex_locks().join(",");
     let (code, out, err) = app(
         &[
             "--lock",
-            "ticket,mcs,b-bakery",
+            &locks,
             "--repeat",
             "1",
             "--format",
@@ -384,5 +385,43 @@ fn the_rwlock_program_runs_on_the_gme_locks() {
         assert_eq!(r["problem"], "gme");
         assert_eq!(r["safety_violations"], 0, "{lock}");
         assert!(!r["nothing_measured"].as_bool().unwrap(), "{lock}");
+    }
+}
+
+#[test]
+fn rocksdb_db_bench_fills_and_reads_on_a_few_locks() {
+    let Some(db_bench) = installed("db_bench") else {
+        return;
+    };
+    let db = scratch().join("rocksdb");
+    let db_arg = format!("--db={}", db.display());
+    let (code, out, err) = app(
+        &[
+            "--lock",
+            "ticket,mcs,b-bakery",
+            "--repeat",
+            "1",
+            "--format",
+            "json",
+            "--timeout",
+            "120s",
+        ],
+        &[
+            &db_bench,
+            "--benchmarks=fillrandom,readrandom",
+            "--num=2000",
+            "--threads=2",
+            &db_arg,
+        ],
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let runs: Value = serde_json::from_str(&out).unwrap();
+    for r in runs.as_array().unwrap() {
+        assert_eq!(r["safety_violations"], 0, "{}", r["lock"]);
+        assert!(
+            !r["nothing_measured"].as_bool().unwrap(),
+            "{}: {err}",
+            r["lock"]
+        );
     }
 }
