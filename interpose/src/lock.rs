@@ -153,6 +153,12 @@ impl Entry {
         self.owner.store(p + 1, Ordering::Relaxed);
     }
 
+    /// Whether an exclusive holder is inside (a plain load of the owner word).
+    #[inline]
+    pub fn held(&self) -> bool {
+        self.owner.load(Ordering::Relaxed) != 0
+    }
+
     /// The oracle, at an exclusive release: was `p` alone since it entered?
     #[inline]
     pub fn check_owner(&self, s: &State, p: usize) {

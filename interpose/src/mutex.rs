@@ -102,14 +102,13 @@ fn acquire(s: &State, e: &Entry, m: M, p: usize) -> c_int {
     let r = reals();
     let contended = match &e.lock {
         None => {
+            // Contended when another thread is inside (the oracle's owner word, a line this
+            // call touches anyway; a trylock first would cost more than the bookkeeping).
+            let busy = e.held();
             // SAFETY: the program's mutex.
-            let busy = unsafe { (r.mutex_trylock)(m) } != 0;
-            if busy {
-                // SAFETY: as above.
-                let rc = unsafe { (r.mutex_lock)(m) };
-                if rc != 0 {
-                    return rc;
-                }
+            let rc = unsafe { (r.mutex_lock)(m) };
+            if rc != 0 {
+                return rc;
             }
             e.mark_owner(s, p);
             busy
