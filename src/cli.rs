@@ -52,6 +52,10 @@ pub enum Command {
     /// Compare two result sets point by point: B/A throughput with its interval, differences
     /// beyond the noise flagged; --fail-above X% exits 1 on a regression (for CI).
     Compare(crate::cmd::compare::Args),
+    /// Run an unmodified program with its pthread mutexes and rwlocks on each lock (LD_PRELOAD
+    /// interposition), in interleaved rounds: its speed relative to pthread, what the
+    /// interposer saw, and the interposer's own cost.
+    App(crate::cmd::app::Args),
     /// Run a config with lists (threads, mix, cs, think, k, cs-lines) as a matrix of points,
     /// with a progress bar; each finished point is saved at once and --resume DIR finishes an
     /// interrupted sweep.

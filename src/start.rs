@@ -154,5 +154,6 @@ fn dispatch(command: Command) -> anyhow::Result<i32> {
         Command::Report(args) => crate::cmd::report::exec(&args),
         Command::Compare(args) => crate::cmd::compare::exec(&args),
         Command::Sweep(args) => crate::cmd::sweep::exec(&args),
+        Command::App(args) => crate::cmd::app::exec(&args),
     }
 }

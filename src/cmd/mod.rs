@@ -1,6 +1,7 @@
 //! One file per subcommand: its options (`Args`) and its entry point (`exec`), which parses
 //! nothing further and calls the engine below it.
 
+pub mod app;
 pub mod calibrate;
 pub mod claims;
 pub mod compare;

@@ -2,6 +2,7 @@
 //! parsing; the commands above call it, and it calls the registry, the runner and the reports
 //! below.
 
+pub mod app;
 pub mod fidelity;
 pub mod options;
 pub mod plan;
