@@ -182,6 +182,14 @@ fn k_exclusion_runs_take_the_semaphore_and_the_header_says_how_it_waits() {
         "{header}"
     );
     assert!(header.contains("context switches per passage)"), "{header}");
+    // The ratio's interval carries its level (1 round: no interval, so none here); with 3
+    // rounds it is shown as `[lo–hi] 75%`.
+    let three = table(&[&args[..8], &["--repeat", "3"]].concat());
+    let row = three
+        .lines()
+        .find(|l| l.starts_with("zehavi-kex"))
+        .unwrap_or_else(|| panic!("{three}"));
+    assert!(row.contains("] 75%") || row.contains("?!"), "{three}");
     // `run --help` says which baseline each problem gets.
     let help = lockbench().args(["run", "--help"]).output().unwrap();
     let help = String::from_utf8(help.stdout).unwrap();

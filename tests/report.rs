@@ -65,6 +65,11 @@ fn report_renders_markdown_plots_and_interval_logs() {
         );
         assert!(md.contains(&row), "{row} missing from report.md");
     }
+    // The throughput table: ratios with their interval and its level, "(baseline)" only on
+    // the lock the ratios are to.
+    assert!(md.contains("(1.13x [1.06–1.14] 75%)"), "{md}");
+    assert!(md.contains("(no diff [0.89–3.68] 75%)"), "{md}");
+    assert!(md.contains("| ticket (baseline) |") && !md.contains("tas (baseline)"));
     let svgs = check_svgs(&out.path().join("plots"));
     let names: Vec<&str> = svgs.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
