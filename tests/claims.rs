@@ -178,3 +178,45 @@ fn bad_input_is_refused_in_one_line() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn the_paper_suites_travel_with_the_binary() {
+    // `claims` runs `sim --paper bench-configs/claims-paper.toml`: from a directory without the
+    // checkout the built-in copy gives the very same output, and says it is using it.
+    let args = [
+        "sim",
+        "--paper",
+        "bench-configs/claims-paper.toml",
+        "--quick",
+        "--format",
+        "json",
+    ];
+    let here = lockbench()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let away = tempfile::tempdir().unwrap();
+    let there = lockbench()
+        .current_dir(away.path())
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(!here.stdout.is_empty());
+    assert_eq!(here.stdout, there.stdout, "the same suite from anywhere");
+    let note = String::from_utf8_lossy(&there.stderr);
+    assert!(note.contains("copy built into lockbench"), "{note}");
+    assert!(!String::from_utf8_lossy(&here.stderr).contains("built into"));
+    // A path that is not a bundled suite is still refused with the path named.
+    let err = stderr_of_failure(
+        lockbench()
+            .current_dir(away.path())
+            .args(["sim", "--paper", "bench-configs/nope.toml"]),
+        2,
+    );
+    assert!(err.contains("bench-configs/nope.toml"), "{err}");
+}

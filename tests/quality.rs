@@ -151,6 +151,55 @@ fn a_ratio_on_one_round_is_flagged_and_gme_runs_take_a_gme_baseline() {
 }
 
 #[test]
+fn k_exclusion_runs_take_the_semaphore_and_the_header_says_how_it_waits() {
+    let args = [
+        "--lock",
+        "zehavi-kex",
+        "--threads",
+        "2",
+        "--k",
+        "1",
+        "--passages",
+        "2000",
+        "--repeat",
+        "1",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let (runs, _, _) = run(dir.path(), &args);
+    let z = runs.iter().find(|r| r["lock"] == "zehavi-kex").unwrap();
+    assert_eq!(z["baseline"], "semaphore");
+    assert!(runs.iter().any(|r| r["lock"] == "semaphore"));
+    // Every result says how many voluntary switches its threads made.
+    assert!(z["host"]["load"]["sleeps_per_sec"].is_number(), "{z}");
+    let text = table(&args);
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("latency = "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        header.contains("baseline semaphore (sleeps while waiting: ")
+            || header.contains("baseline semaphore (spins while waiting: "),
+        "{header}"
+    );
+    assert!(header.contains("context switches per passage)"), "{header}");
+    // The ratio's interval carries its level (1 round: no interval, so none here); with 3
+    // rounds it is shown as `[lo–hi] 75%`.
+    let three = table(&[&args[..8], &["--repeat", "3"]].concat());
+    let row = three
+        .lines()
+        .find(|l| l.starts_with("zehavi-kex"))
+        .unwrap_or_else(|| panic!("{three}"));
+    assert!(row.contains("] 75%") || row.contains("?!"), "{three}");
+    // `run --help` says which baseline each problem gets.
+    let help = lockbench().args(["run", "--help"]).output().unwrap();
+    let help = String::from_utf8(help.stdout).unwrap();
+    assert!(
+        help.contains("semaphore when every one is a k-exclusion lock"),
+        "{help}"
+    );
+}
+
+#[test]
 fn csv_columns_are_the_same_with_and_without_counters() {
     let mut headers = Vec::new();
     for counters in [None, Some("none"), Some("task-clock,context-switches")] {

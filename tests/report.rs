@@ -65,6 +65,11 @@ fn report_renders_markdown_plots_and_interval_logs() {
         );
         assert!(md.contains(&row), "{row} missing from report.md");
     }
+    // The throughput table: ratios with their interval and its level, "(baseline)" only on
+    // the lock the ratios are to.
+    assert!(md.contains("(1.13x [1.06–1.14] 75%)"), "{md}");
+    assert!(md.contains("(no diff [0.89–3.68] 75%)"), "{md}");
+    assert!(md.contains("| ticket (baseline) |") && !md.contains("tas (baseline)"));
     let svgs = check_svgs(&out.path().join("plots"));
     let names: Vec<&str> = svgs.iter().map(|(n, _)| n.as_str()).collect();
     for want in [
@@ -184,9 +189,21 @@ fn compare_two_recorded_sets_names_every_common_point() {
 
 /// A copy of fixture `a` with every throughput multiplied by `factor`.
 fn scaled(factor: f64) -> tempfile::TempDir {
+    scaled_on(factor, false)
+}
+
+/// A copy of fixture `a` with every throughput multiplied by `factor`, its host marked busy
+/// when `busy`.
+fn scaled_on(factor: f64, busy: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let mut runs = results(&fixture("a"));
     for r in &mut runs {
+        if busy {
+            r["host"]["load"] = serde_json::json!({
+                "seconds": 0.05, "busy": true, "others_cpu": 1.9,
+                "reasons": ["1.9 CPUs of other work"],
+            });
+        }
         let t = r["throughput_per_sec"].as_f64().unwrap();
         r["throughput_per_sec"] = (t * factor).into();
         for round in r["per_round"].as_array_mut().unwrap() {
@@ -248,6 +265,64 @@ fn fail_above_gates_on_a_regression_beyond_the_noise() {
         .arg(fixture("a"))
         .assert()
         .success();
+}
+
+#[test]
+fn an_a_a_comparison_never_fails_the_gate() {
+    // `a` and `b` are one command run twice on a loaded 2-CPU VM: at any threshold, either way
+    // round, no point fails; the one whose interval excludes 1 (from 2 rounds) is inconclusive.
+    for (x, y) in [("a", "b"), ("b", "a")] {
+        for gate in ["0%", "0.1%", "1%", "10%"] {
+            let out = lockbench()
+                .args(["compare", "--fail-above", gate])
+                .arg(fixture(x))
+                .arg(fixture(y))
+                .assert()
+                .success()
+                .get_output()
+                .stdout
+                .clone();
+            let text = String::from_utf8(out).unwrap();
+            assert!(!text.contains("SLOWER !  "), "{x} {y} {gate}: {text}");
+            assert!(text.contains("1 inconclusive"), "{x} {y} {gate}: {text}");
+            assert!(text.contains("inconclusive: too few rounds"), "{text}");
+        }
+    }
+    // Half as fast on a busy host: the data cannot decide, so the gate holds...
+    let busy = scaled_on(0.5, true);
+    let out = lockbench()
+        .args(["compare", "--fail-above", "5%", "--format", "json"])
+        .arg(fixture("a"))
+        .arg(busy.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    for p in doc["points"].as_array().unwrap() {
+        assert_eq!(p["regressed"], false, "{p}");
+        assert_eq!(p["inconclusive"], "busy host (B)", "{p}");
+    }
+    // ...and the same figures on a quiet host fail it where the shift is wider than the
+    // rounds' own spread (the 1-thread points, whose rounds agree within 31%), not where one
+    // side's rounds span a factor of 2 or more (the 2-thread points).
+    let quiet = scaled_on(0.5, false);
+    let out = lockbench()
+        .args(["compare", "--fail-above", "5%", "--format", "json"])
+        .arg(fixture("a"))
+        .arg(quiet.path())
+        .assert()
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let doc: Value = serde_json::from_slice(&out).unwrap();
+    for p in doc["points"].as_array().unwrap() {
+        let one = p["threads"] == 1;
+        assert_eq!(p["regressed"], one, "{p}");
+        assert_eq!(p["inconclusive"].is_null(), one, "{p}");
+    }
 }
 
 #[test]

@@ -93,11 +93,17 @@ fn chosen_locks(
             ));
         }
     }
-    // A run of GME locks only is compared with the GME baseline, not with a mutex.
-    let name = match (&opts.baseline, &explicit) {
-        (None, Some(list)) if list.iter().all(|e| e.info.problem == Problem::Gme) => {
-            "condvar-gme".to_string()
-        }
+    // A run of one problem's locks only is compared with a baseline of that problem, not
+    // with a mutex: GME with `condvar-gme` (it sleeps while it waits; the header says so, with
+    // its context switches per passage), k-exclusion with `semaphore`.
+    let only = |p: Problem| {
+        explicit
+            .as_ref()
+            .is_some_and(|l| l.iter().all(|e| e.info.problem == p))
+    };
+    let name = match &opts.baseline {
+        None if only(Problem::Gme) => "condvar-gme".to_string(),
+        None if only(Problem::KExclusion) => "semaphore".to_string(),
         _ => opts.baseline(),
     };
     let baseline = lookup(&name).map_err(|_| {

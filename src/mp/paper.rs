@@ -22,6 +22,29 @@ use crate::error::UsageError;
 use crate::opts::Format;
 use crate::report::compare::ratio_estimate;
 
+/// The suites the binary carries, by the path they have in the checkout: `sim --paper` (and so
+/// `claims`) runs them from any directory. A file at that path, where there is one, wins.
+pub const BUNDLED: [(&str, &str); 3] = [
+    (
+        "bench-configs/claims-paper.toml",
+        include_str!("../../bench-configs/claims-paper.toml"),
+    ),
+    (
+        "bench-configs/claims-paper-n500.toml",
+        include_str!("../../bench-configs/claims-paper-n500.toml"),
+    ),
+    (
+        "bench-configs/message-passing-paper.toml",
+        include_str!("../../bench-configs/message-passing-paper.toml"),
+    ),
+];
+
+/// The built-in copy of the suite at `path` (as the checkout names it), if it is one.
+pub fn bundled(path: &Path) -> Option<&'static str> {
+    let p = path.to_str()?.trim_start_matches("./");
+    BUNDLED.iter().find(|(name, _)| *name == p).map(|(_, t)| *t)
+}
+
 /// Seeds per point when the suite names none.
 pub const DEFAULT_SEEDS: usize = 5;
 
@@ -112,8 +135,24 @@ fn default_seeds() -> usize {
 impl Suite {
     /// Reads and checks a suite file (unknown algorithms and parameters are usage errors).
     pub fn load(path: &Path) -> anyhow::Result<Suite> {
-        let text = crate::opts::io::read_text(path, crate::opts::io::CONFIG_CAP)
-            .map_err(|e| UsageError(format!("cannot read {}: {e}", path.display())))?;
+        let read = crate::opts::io::read_text(path, crate::opts::io::CONFIG_CAP);
+        let text = match (read, bundled(path)) {
+            (Ok(text), _) => text,
+            (Err(e), Some(text)) if e.kind() == std::io::ErrorKind::NotFound => {
+                eprintln!(
+                    "note: {} is not here: using the copy built into lockbench",
+                    crate::opts::io::shown(path)
+                );
+                text.to_string()
+            }
+            (Err(e), _) => {
+                return Err(UsageError(format!(
+                    "cannot read {}: {e}",
+                    crate::opts::io::shown(path)
+                ))
+                .into())
+            }
+        };
         let suite: Suite = toml::from_str(&text)
             .map_err(|e| UsageError(format!("{}: {}", path.display(), e.message())))?;
         suite

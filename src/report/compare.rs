@@ -56,8 +56,13 @@ pub struct PointComparison {
     pub differs: bool,
     /// B / A entry latency p99 (null when either has no samples).
     pub p99_ratio: Option<f64>,
-    /// Slower by more than `--fail-above`, beyond the noise.
+    /// Slower by more than `--fail-above`, beyond the noise: the whole interval below
+    /// 1 − X and below the rounds' own span, the point decided ([`Self::inconclusive`] null).
     pub regressed: bool,
+    /// Why the data cannot decide whether B differs from A (null: it can): a busy host on
+    /// either side, too few rounds for an interval, near-empty rounds, or a shift no wider
+    /// than the rounds of one side spread on their own. Such a point never fails the gate.
+    pub inconclusive: Option<String>,
     /// Why the ratio is not to be read as a precise number (empty: nothing to say): rounds
     /// left out as near-empty, too few rounds, flags of either side's throughput.
     pub flags: Vec<String>,
@@ -243,6 +248,13 @@ pub fn compare(
             continue;
         };
         let differs = e.interval.is_some_and(|i| !i.contains(1.0));
+        let inconclusive = undecided(ra, rb, &xa, &xb, e.median, on_empty);
+        let regressed = differs
+            && inconclusive.is_none()
+            && fail_above.is_some_and(|x| {
+                e.interval
+                    .is_some_and(|i| i.high < 1.0 - x && i.high < 1.0 / span(&xa).max(span(&xb)))
+            });
         let p99_ratio = (ra.latency_ns.p99 > 0.0 && rb.latency_ns.p99 > 0.0)
             .then(|| rb.latency_ns.p99 / ra.latency_ns.p99);
         points.push(PointComparison {
@@ -260,7 +272,8 @@ pub fn compare(
             interval: e.interval,
             differs,
             p99_ratio,
-            regressed: differs && !on_empty && fail_above.is_some_and(|x| e.median < 1.0 - x),
+            regressed,
+            inconclusive,
             flags,
         });
     }
@@ -277,6 +290,59 @@ pub fn compare(
     (points, only_a, only_b)
 }
 
+/// The span of one side's rounds: its largest over its smallest (1 for one round).
+fn span(x: &[f64]) -> f64 {
+    let lo = x.iter().cloned().fold(f64::INFINITY, f64::min);
+    let hi = x.iter().cloned().fold(0.0, f64::max);
+    if lo > 0.0 && hi >= lo {
+        hi / lo
+    } else {
+        1.0
+    }
+}
+
+/// Why the rounds of `a` (`xa`) and `b` (`xb`) cannot decide whether B differs from A, or
+/// `None`. Two runs of one command on a noisy host differ by more than either's interval
+/// says: the host's load moves between them. So a point decides only when neither side ran on
+/// a busy host, each has the rounds an interval needs, and B's shift from A (`ratio`) is wider
+/// than either side's rounds spread on their own.
+fn undecided(
+    ra: &RunResult,
+    rb: &RunResult,
+    xa: &[f64],
+    xb: &[f64],
+    ratio: f64,
+    on_empty: bool,
+) -> Option<String> {
+    let busy: Vec<&str> = [("A", ra), ("B", rb)]
+        .into_iter()
+        .filter(|(_, r)| r.host.load.as_ref().is_some_and(|l| l.busy))
+        .map(|(s, _)| s)
+        .collect();
+    if !busy.is_empty() {
+        return Some(format!("busy host ({})", busy.join(", ")));
+    }
+    if on_empty {
+        return Some("every round near-empty".into());
+    }
+    if xa.len().min(xb.len()) < MIN_PAIRED_ROUNDS {
+        return Some(format!(
+            "too few rounds (A {}, B {}; needs ≥ {MIN_PAIRED_ROUNDS} a side)",
+            xa.len(),
+            xb.len()
+        ));
+    }
+    let noise = span(xa).max(span(xb));
+    let shift = ratio.max(1.0 / ratio);
+    (shift <= noise).then(|| {
+        format!(
+            "the shift ({:.1}%) is within the rounds' own spread (up to {:.1}%)",
+            (shift - 1.0) * 100.0,
+            (noise - 1.0) * 100.0
+        )
+    })
+}
+
 fn verdict(p: &PointComparison) -> &'static str {
     if p.flags
         .iter()
@@ -287,6 +353,7 @@ fn verdict(p: &PointComparison) -> &'static str {
     match (p.interval, p.differs) {
         (None, _) => "? (1 round)",
         (Some(_), false) => "no diff",
+        (Some(_), true) if p.inconclusive.is_some() => "inconclusive",
         (Some(_), true) if p.regressed => "SLOWER !",
         (Some(_), true) if p.ratio < 1.0 => "slower",
         (Some(_), true) => "faster",
@@ -434,7 +501,7 @@ pub fn render(
         out,
         "{bullet}B/A = Hodges–Lehmann ratio of the rounds' throughputs with Moses' interval; a point differs when its interval excludes 1{}\n",
         fail_above.map_or(String::new(), |x| format!(
-            "; SLOWER ! = below {:.3} (--fail-above {:.1}%) and beyond the noise",
+            "; SLOWER ! = the whole interval below {:.3} (--fail-above {:.1}%) and beyond the rounds' own spread; inconclusive = the data cannot decide (busy host, too few rounds, a shift within one side's spread), never a failure",
             1.0 - x,
             x * 100.0
         ))
@@ -461,25 +528,36 @@ pub fn render(
         }
         out.push_str(&table.render());
     }
-    let slower = points.iter().filter(|p| p.differs && p.ratio < 1.0).count();
-    let faster = points.iter().filter(|p| p.differs && p.ratio > 1.0).count();
+    let decided = |p: &&PointComparison| p.differs && p.inconclusive.is_none();
+    let slower = points
+        .iter()
+        .filter(decided)
+        .filter(|p| p.ratio < 1.0)
+        .count();
+    let faster = points
+        .iter()
+        .filter(decided)
+        .filter(|p| p.ratio > 1.0)
+        .count();
+    let unsure = points
+        .iter()
+        .filter(|p| p.differs && p.inconclusive.is_some())
+        .count();
     let _ = writeln!(
         out,
-        "\n{} points compared: {slower} slower, {faster} faster beyond the noise, {} within it",
+        "\n{} points compared: {slower} slower, {faster} faster beyond the noise, {unsure} inconclusive, {} within it",
         points.len(),
-        points.len() - slower - faster
+        points.len() - slower - faster - unsure
     );
     let flagged: Vec<String> = points
         .iter()
-        .filter(|p| !p.flags.is_empty())
+        .filter(|p| !p.flags.is_empty() || (p.differs && p.inconclusive.is_some()))
         .map(|p| {
-            format!(
-                "{} t={} {}: {}",
-                p.lock,
-                p.threads,
-                p.mix,
-                p.flags.join("; ")
-            )
+            let mut why = p.flags.clone();
+            if let (true, Some(i)) = (p.differs, &p.inconclusive) {
+                why.push(format!("inconclusive: {i}"));
+            }
+            format!("{} t={} {}: {}", p.lock, p.threads, p.mix, why.join("; "))
         })
         .collect();
     if !flagged.is_empty() {

@@ -300,8 +300,15 @@ fn throughput_table(md: &mut String, v: &View<'_>) {
         let _ = write!(md, " {t} thr |");
     }
     let _ = writeln!(md, "\n|---|{}", "---:|".repeat(v.threads.len()));
-    for (l, base) in &v.locks {
-        let _ = write!(md, "| {}{} |", l, if *base { " (baseline)" } else { "" });
+    // "(baseline)" marks the lock the ratios are to, not every lock without a paper.
+    let against: Vec<&str> = v
+        .runs
+        .iter()
+        .filter_map(|r| r.baseline.as_deref())
+        .collect();
+    for (l, _) in &v.locks {
+        let base = against.contains(l);
+        let _ = write!(md, "| {}{} |", l, if base { " (baseline)" } else { "" });
         for &t in &v.threads {
             let cell = v.find(l, t).map_or("–".to_string(), |r| {
                 let q = super::quality::assess(r);
@@ -312,7 +319,12 @@ fn throughput_table(md: &mut String, v: &View<'_>) {
                     bang("throughput_per_sec")
                 );
                 if let Some(x) = r.throughput_vs_baseline {
-                    let _ = write!(c, " ({x:.2}x{})", bang("throughput_vs_baseline"));
+                    let _ = write!(
+                        c,
+                        " ({}{})",
+                        super::vs_base(x, r.throughput_vs_baseline_interval),
+                        bang("throughput_vs_baseline")
+                    );
                 }
                 c
             });

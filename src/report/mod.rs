@@ -89,21 +89,7 @@ pub(crate) fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
     let ratio = match (r.throughput_vs_baseline, r.throughput_vs_baseline_interval) {
         (None, _) if r.baseline.is_some() && q.affects("throughput_vs_baseline") => "?!".into(),
         (None, _) => "-".to_string(),
-        (Some(x), None) => format!("{x:.2}x{}", bang("throughput_vs_baseline")),
-        (Some(_), Some(i)) if i.contains(1.0) => {
-            format!(
-                "no diff [{:.2}–{:.2}]{}",
-                i.low,
-                i.high,
-                bang("throughput_vs_baseline")
-            )
-        }
-        (Some(x), Some(i)) => format!(
-            "{x:.2}x [{:.2}–{:.2}]{}",
-            i.low,
-            i.high,
-            bang("throughput_vs_baseline")
-        ),
+        (Some(x), i) => format!("{}{}", vs_base(x, i), bang("throughput_vs_baseline")),
     };
     let inside = r
         .concurrency
@@ -163,6 +149,26 @@ pub(crate) fn columns(r: &RunResult) -> Vec<(&'static str, String)> {
     ]
 }
 
+/// A ratio to the baseline with its interval and the interval's level: `1.13x [1.06–1.14] 75%`,
+/// `no diff [0.89–3.68] 75%` when the interval holds 1, `1.13x` with no interval.
+pub(crate) fn vs_base(x: f64, i: Option<crate::metrics::stats::Interval>) -> String {
+    match i {
+        None => format!("{x:.2}x"),
+        Some(i) if i.contains(1.0) => format!(
+            "no diff [{:.2}–{:.2}] {:.0}%",
+            i.low,
+            i.high,
+            i.level * 100.0
+        ),
+        Some(i) => format!(
+            "{x:.2}x [{:.2}–{:.2}] {:.0}%",
+            i.low,
+            i.high,
+            i.level * 100.0
+        ),
+    }
+}
+
 /// The reasons behind every `!` of a table: one line per flagged result, `lock t=N mix: ...`,
 /// and one line for the results measured on a busy host.
 pub fn quality_notes(results: &[RunResult]) -> Vec<String> {
@@ -215,8 +221,40 @@ pub fn settings_line(results: &[RunResult]) -> String {
         oracle_summary(results),
         first.wait_policy,
         if first.slots > first.threads { format!("; locks built for {} processes", first.slots) } else { String::new() },
-        if baselines.is_empty() { "none".to_string() } else { baselines.join(", ") },
+        if baselines.is_empty() {
+            "none".to_string()
+        } else {
+            baselines
+                .iter()
+                .map(|b| format!("{b} ({})", how_it_waits(results, b)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        },
     )
+}
+
+/// Voluntary context switches per passage at which a lock counts as sleeping while it waits
+/// (a spinning lock makes a few per round at most, from the harness's own threads).
+pub const SLEEPS_PER_PASSAGE: f64 = 0.01;
+
+/// How the lock `name` waited in `results`, as measured: `sleeps` or `spins`, with its
+/// voluntary context switches per passage (the most of its multi-thread results).
+pub fn how_it_waits(results: &[RunResult], name: &str) -> String {
+    let per_passage = results
+        .iter()
+        .filter(|r| r.lock == name && r.threads > 1 && r.throughput_per_sec > 0.0)
+        .filter_map(|r| {
+            let s = r.host.load.as_ref()?.sleeps_per_sec?;
+            Some(s / r.throughput_per_sec)
+        })
+        .fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x))));
+    match per_passage {
+        None => "how it waits not measured".into(),
+        Some(x) if x >= SLEEPS_PER_PASSAGE => {
+            format!("sleeps while waiting: {x:.2} context switches per passage")
+        }
+        Some(x) => format!("spins while waiting: {x:.3} context switches per passage"),
+    }
 }
 
 fn note(r: &RunResult) -> String {
@@ -584,6 +622,35 @@ mod tests {
         assert_eq!(
             crate::metrics::stats::median_sorted(&[1.0, 2.0, 3.0, 10.0]),
             2.5
+        );
+    }
+
+    #[test]
+    fn a_baseline_that_switches_out_while_it_waits_sleeps() {
+        let result = |lock: &str, threads: usize, tput: f64, sleeps: Option<f64>| -> RunResult {
+            serde_json::from_value(serde_json::json!({
+                "lock": lock, "threads": threads, "throughput_per_sec": tput,
+                "host": {"load": {"seconds": 0.1, "busy": false, "sleeps_per_sec": sleeps}},
+            }))
+            .unwrap()
+        };
+        let runs = [
+            result("condvar-gme", 1, 1e7, Some(5.0)),
+            result("condvar-gme", 2, 1e5, Some(3e4)),
+            result("ticket", 2, 1e7, Some(200.0)),
+            result("semaphore", 2, 1e5, None),
+        ];
+        assert_eq!(
+            how_it_waits(&runs, "condvar-gme"),
+            "sleeps while waiting: 0.30 context switches per passage"
+        );
+        assert_eq!(
+            how_it_waits(&runs, "ticket"),
+            "spins while waiting: 0.000 context switches per passage"
+        );
+        assert_eq!(
+            how_it_waits(&runs, "semaphore"),
+            "how it waits not measured"
         );
     }
 }

@@ -204,6 +204,9 @@ pub struct Load {
     pub steal: Option<f64>,
     /// Involuntary context switches of this process's threads per second per worker.
     pub preemptions_per_sec: Option<f64>,
+    /// Voluntary context switches of this process's threads per second, all threads together
+    /// (a lock that sleeps while it waits makes them; one that spins does not).
+    pub sleeps_per_sec: Option<f64>,
     /// Seconds the sample covered.
     pub seconds: f64,
     /// One of the rules held.
@@ -229,6 +232,7 @@ pub struct LoadSample {
     runnable: Option<u64>,
     own_cpu_s: f64,
     own_preemptions: u64,
+    own_sleeps: Option<u64>,
 }
 
 /// `(busy, total, steal, procs_running)` from a `/proc/stat` text.
@@ -284,6 +288,7 @@ impl LoadSample {
                 0.0
             },
             own_preemptions: if ok { u.ru_nivcsw.max(0) as u64 } else { 0 },
+            own_sleeps: ok.then(|| u.ru_nvcsw.max(0) as u64),
         }
     }
 
@@ -309,11 +314,16 @@ impl LoadSample {
                 / seconds
                 / workers as f64
         });
+        let sleeps_per_sec = match (self.own_sleeps, after.own_sleeps) {
+            (Some(b), Some(a)) if seconds >= 0.02 => Some(a.saturating_sub(b) as f64 / seconds),
+            _ => None,
+        };
         let mut load = Load {
             runnable_before: self.runnable.map(|r| r.saturating_sub(1)),
             others_cpu,
             steal,
             preemptions_per_sec,
+            sleeps_per_sec,
             seconds,
             busy: false,
             reasons: Vec::new(),
@@ -357,6 +367,7 @@ impl Load {
             others_cpu: max_f(|l| l.others_cpu),
             steal: max_f(|l| l.steal),
             preemptions_per_sec: max_f(|l| l.preemptions_per_sec),
+            sleeps_per_sec: max_f(|l| l.sleeps_per_sec),
             seconds: loads.iter().map(|l| l.seconds).sum(),
             ..first.clone()
         };

@@ -20,6 +20,10 @@ pub enum Verdict {
     /// It cannot be checked on this machine: why.
     #[serde(rename = "not checkable here")]
     NotCheckableHere(String),
+    /// Its check could not run or gave output the ledger could not read: what went wrong. No
+    /// verdict either way (`claims` exits 1).
+    #[serde(rename = "not run")]
+    NotRun(String),
 }
 
 impl Verdict {
@@ -30,6 +34,7 @@ impl Verdict {
             Verdict::Differs(_) => "differs",
             Verdict::Open(_) => "open",
             Verdict::NotCheckableHere(_) => "not checkable here",
+            Verdict::NotRun(_) => "not run",
         }
     }
 
@@ -37,7 +42,10 @@ impl Verdict {
     pub fn why(&self) -> &str {
         match self {
             Verdict::Holds => "",
-            Verdict::Differs(w) | Verdict::Open(w) | Verdict::NotCheckableHere(w) => w,
+            Verdict::Differs(w)
+            | Verdict::Open(w)
+            | Verdict::NotCheckableHere(w)
+            | Verdict::NotRun(w) => w,
         }
     }
 }
@@ -170,9 +178,10 @@ pub fn command_line(args: &[String]) -> String {
 
 /// Counts by verdict, in a fixed order.
 pub fn counts(rows: &[Row]) -> Vec<(&'static str, usize)> {
-    ["holds", "differs", "open", "not checkable here"]
+    ["holds", "differs", "open", "not checkable here", "not run"]
         .into_iter()
         .map(|w| (w, rows.iter().filter(|r| r.verdict.word() == w).count()))
+        .filter(|&(w, c)| c > 0 || w != "not run")
         .collect()
 }
 
@@ -319,6 +328,7 @@ mod tests {
             Verdict::Differs("by 3".into()),
             Verdict::Open("a check".into()),
             Verdict::NotCheckableHere("no PMU".into()),
+            Verdict::NotRun("exit 2".into()),
         ] {
             let r = row("001/x", v.clone());
             let back: Row = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();

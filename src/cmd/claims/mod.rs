@@ -146,13 +146,14 @@ fn ledger(specs: &[Spec], jobs: usize, quiet: bool) -> Result<Vec<Row>> {
             }
         }
         let judged = match failure {
-            Some(e) => Err(e),
-            None => (s.judge)(&outputs),
+            Some(e) => Err(format!("the check failed to run: {e}")),
+            None => (s.judge)(&outputs)
+                .map_err(|e| format!("the check's output could not be judged: {e}")),
         };
         let judged = judged.unwrap_or_else(|e| ledger::Judged {
             ours: "-".into(),
             effort: "-".into(),
-            verdict: ledger::Verdict::Differs(format!("the check failed to run: {e}")),
+            verdict: ledger::Verdict::NotRun(e),
         });
         rows.push(Row {
             id: s.id.clone(),
@@ -170,7 +171,8 @@ fn ledger(specs: &[Spec], jobs: usize, quiet: bool) -> Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// `lockbench claims`: 0, or 1 when --baseline names a claim that held and does not now.
+/// `lockbench claims`: 0, or 1 when --baseline names a claim that held and does not now or
+/// when a check could not run.
 pub fn exec(args: &Args) -> Result<i32> {
     let format = args.format.pick(
         "claims",
@@ -221,6 +223,10 @@ pub fn exec(args: &Args) -> Result<i32> {
             );
         }
     }
+    let not_run = rows
+        .iter()
+        .filter(|r| matches!(r.verdict, ledger::Verdict::NotRun(_)))
+        .count();
     if let Some(before) = baseline {
         let before: Vec<Row> = before
             .into_iter()
@@ -241,5 +247,40 @@ pub fn exec(args: &Args) -> Result<i32> {
             return Ok(1);
         }
     }
+    if not_run > 0 {
+        eprintln!(
+            "{not_run} check(s) could not run, so their claims have no verdict: rerun the `$` command of each `not run` row to see why"
+        );
+        return Ok(1);
+    }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_that_cannot_run_has_no_verdict() {
+        // The test binary is `current_exe` here: it prints no JSON for these arguments, as a
+        // `lockbench` that cannot run a check would not.
+        let spec = Spec::new(
+            "000/x",
+            "§1",
+            "c",
+            "p",
+            vec![checks::args("--no-such-option")],
+            |_| unreachable!("a check that did not run is not judged"),
+        );
+        let judged_badly = Spec::new("000/y", "§1", "c", "p", Vec::new(), |_| {
+            Err("the run has no such point".into())
+        });
+        let rows = ledger(&[spec, judged_badly], 1, true).unwrap();
+        for r in &rows {
+            assert_eq!(r.verdict.word(), "not run", "{r:?}");
+        }
+        assert!(rows[0].verdict.why().contains("failed to run"));
+        assert!(rows[1].verdict.why().contains("no such point"));
+        assert!(ledger::table(&rows).contains("2 not run"));
+    }
 }
