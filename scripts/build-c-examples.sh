@@ -32,7 +32,11 @@ for src in "${sources[@]}"; do
     name=$(basename "$src" .c)
     lib="$out/lib$name.so"
     # Rebuild only what changed (the tests call this script once per test binary).
-    if [ ! -e "$lib" ] || [ "$src" -nt "$lib" ] || [ include/lockbench.h -nt "$lib" ]; then
+    stale=0
+    for dep in "$src" include/lockbench.h "$(dirname "$src")"/*.h; do
+        if [ -e "$dep" ] && [ "$dep" -nt "$lib" ]; then stale=1; fi
+    done
+    if [ ! -e "$lib" ] || [ "$stale" -eq 1 ]; then
         tmp="$lib.tmp.$$"
         "$CC" -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -Iinclude -o "$tmp" "$src"
         mv -f "$tmp" "$lib"

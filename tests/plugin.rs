@@ -478,3 +478,31 @@ fn a_plug_in_that_never_lets_go_is_stopped_by_the_watchdog_through_its_abort_fla
     );
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn a_plug_in_s_problem_kind_reaches_the_oracle_and_the_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    for (name, lock, args, problem) in [
+        ("gme_mutex", "c-gme-mutex", ["--mix", "uniform:2"], "gme"),
+        ("kex_mutex", "c-kex-mutex", ["--k", "1"], "k-exclusion"),
+    ] {
+        let runs = stdout_json(
+            lockbench()
+                .args(["run", "--lock", &plugin(name), "--threads", "2"])
+                .args(args)
+                .args(["--passages", "500", "--rounds", "1", "--format", "json"])
+                .args(["--out", out]),
+        );
+        let r = runs
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["lock"] == lock)
+            .unwrap_or_else(|| panic!("{lock} in {runs}"))
+            .clone();
+        assert_eq!(r["problem"], problem, "{r}");
+        assert_eq!(r["safety_violations"], 0, "{r}");
+        assert_eq!(r["safety_checked"], true, "{r}");
+    }
+}

@@ -82,3 +82,38 @@ pub struct Descriptor {
 
 /// The descriptor's size in version 1: what a plug-in must declare at least.
 pub const DESCRIPTOR_SIZE_V1: usize = std::mem::size_of::<Descriptor>();
+
+#[cfg(all(test, target_pointer_width = "64"))]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The offsets a C compiler gives `include/lockbench.h`'s structs on an LP64 target.
+    #[test]
+    fn the_structs_are_laid_out_as_the_header_s() {
+        let d = [
+            offset_of!(Descriptor, abi_version),
+            offset_of!(Descriptor, size),
+            offset_of!(Descriptor, name),
+            offset_of!(Descriptor, problem),
+            offset_of!(Descriptor, claims),
+            offset_of!(Descriptor, source),
+            offset_of!(Descriptor, notes),
+            offset_of!(Descriptor, init),
+            offset_of!(Descriptor, enter),
+            offset_of!(Descriptor, exit),
+            offset_of!(Descriptor, destroy),
+        ];
+        assert_eq!(d, [0, 4, 8, 16, 20, 24, 32, 40, 48, 56, 64]);
+        assert_eq!(size_of::<Descriptor>(), 72);
+        let p = [
+            offset_of!(Params, size),
+            offset_of!(Params, spins),
+            offset_of!(Params, n),
+            offset_of!(Params, k),
+            offset_of!(Params, abort),
+        ];
+        assert_eq!(p, [0, 4, 8, 16, 24]);
+        assert_eq!(size_of::<Params>(), 32);
+    }
+}
