@@ -328,7 +328,7 @@ fn path_arguments() -> Vec<(Vec<String>, Vec<String>)> {
     let fx = |p: &str| common::fixture_path(p).to_str().unwrap().to_string();
     let small_run = "--lock ticket --threads 1 --passages 20 --repeat 1 --warmup 1ms";
     let v = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
-    let mut out = vec![
+    let out = vec![
         (v("run --config"), v(small_run)),
         (v("run --out"), v(small_run)),
         (v("sweep"), v("")),

@@ -172,7 +172,10 @@ pub fn temp_of(path: &Path) -> PathBuf {
 /// `path` (e.g. `cannot write out/results.json: No space left on device (os error 28)`).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     // Renaming over a device, a FIFO or a directory would replace it, not write to it.
-    if let Some(kind) = fs::metadata(path).ok().and_then(|m| not_regular(m.file_type())) {
+    if let Some(kind) = fs::metadata(path)
+        .ok()
+        .and_then(|m| not_regular(m.file_type()))
+    {
         return Err(write_error(
             "write",
             path,
