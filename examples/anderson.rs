@@ -28,6 +28,7 @@ const INFO: LockInfo = LockInfo {
     notes: "each waiter spins on its own slot of an array of N flags",
     bound: rmr_bound,
     mutants,
+    worst_case: lockbench::locks::no_worst_case,
 };
 
 /// CC: the ticket's fetch-and-add and the write of `mine` (2), at most two reads of the own

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::{Builder, Lock, Params};
+use crate::mem::schedule::Script;
 use crate::mem::{Model, ScheduledMemory};
 
 /// Which way a bound goes.
@@ -173,4 +174,28 @@ impl Mutant {
         self.at_least = (passages, depth);
         self
     }
+}
+
+/// The worst-case schedule a lock's paper scripts (`rmr --schedule adversarial` runs it instead
+/// of searching, and calls the figure proven): the script, what it does, and its `found_by`.
+pub struct WorstCase {
+    /// The schedule.
+    pub script: Script,
+    /// What it does, with its source.
+    pub detail: &'static str,
+    /// The report's `found_by`.
+    pub found_by: &'static str,
+}
+
+/// The scripted worst case of a lock at `n` processes of `passages` passages each, if its
+/// paper gives one there.
+pub type WorstCaseFn = fn(n: usize, passages: usize) -> Option<WorstCase>;
+
+/// For a lock whose paper scripts no worst case.
+///
+/// ```
+/// assert!(lockbench::locks::no_worst_case(4, 3).is_none());
+/// ```
+pub fn no_worst_case(_n: usize, _passages: usize) -> Option<WorstCase> {
+    None
 }

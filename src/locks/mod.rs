@@ -17,7 +17,9 @@ use serde::Serialize;
 
 pub use crate::check::Problem;
 use crate::mem::{CountingMemory, NativeMemory, WaitPolicy};
-pub use facts::{no_bound, no_mutants, Bound, BoundFn, Direction, Mutant};
+pub use facts::{
+    no_bound, no_mutants, no_worst_case, Bound, BoundFn, Direction, Mutant, WorstCase, WorstCaseFn,
+};
 
 pub mod baseline;
 mod facts;
@@ -190,6 +192,10 @@ pub struct LockInfo {
     /// (`verify --mutants` runs them); [`no_mutants`] when it has none.
     #[serde(skip)]
     pub mutants: fn() -> Vec<Mutant>,
+    /// The worst-case schedule its paper scripts, where there is one (`rmr --schedule
+    /// adversarial` runs it); [`no_worst_case`] otherwise.
+    #[serde(skip)]
+    pub worst_case: WorstCaseFn,
 }
 
 impl LockInfo {
@@ -211,6 +217,7 @@ impl LockInfo {
             notes,
             bound: no_bound,
             mutants: no_mutants,
+            worst_case: no_worst_case,
         }
     }
 }

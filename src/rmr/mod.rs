@@ -28,10 +28,7 @@ use crate::table::{Align, Table};
 
 pub use crate::locks::{Bound, Direction};
 pub use fit::{fit, Fit, Growth};
-pub use search::{
-    bakery_scenario, burns_lamport_script, candidates, worst, Candidate, Tried, Worst,
-    DEFAULT_SEARCH,
-};
+pub use search::{candidates, worst, Candidate, Tried, Worst, DEFAULT_SEARCH};
 
 /// The schedule of an `rmr` run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]

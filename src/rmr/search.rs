@@ -13,9 +13,7 @@
 use serde::Serialize;
 
 use super::{run_with, RmrOptions, RmrReport};
-use crate::mem::gate::{
-    Goal, Greedy, Kind, Pct, ProcView, Random, RoundRobin, Schedule, Script, SplitMix,
-};
+use crate::mem::gate::{Greedy, Kind, Pct, ProcView, Random, RoundRobin, Schedule, SplitMix};
 use crate::registry::LockEntry;
 
 /// Extra schedules the search tries by default beyond its four fixed ones.
@@ -202,30 +200,11 @@ impl Schedule for Spinning {
     }
 }
 
-/// The paper's scripted worst case for `entry` at `o.threads`, if it has one: the schedule, its
-/// description and its `found_by` (the victim is process N−1).
+/// The paper's scripted worst case for `entry` at `o.threads`, if its file gives one: the
+/// schedule, its description and its `found_by` (the victim is process N−1).
 fn scripted(entry: &LockEntry, o: &RmrOptions) -> Option<(Box<dyn Schedule>, String, String)> {
-    let n = o.threads;
-    match entry.info.name {
-        "burns-lamport" if n >= 2 => Some((
-            Box::new(Script::new(burns_lamport_script(n))),
-            "scripted: seed 000 §4 (P_N blocked by every lower process in turn)".into(),
-            "scripted: seed 000 §4".into(),
-        )),
-        "lamport-bakery" | "ub-bakery" if n == 2 => {
-            let exit_writes = if entry.info.name == "lamport-bakery" {
-                1
-            } else {
-                2
-            };
-            Some((
-                Box::new(bakery_scenario(o.passages.saturating_sub(1), exit_writes)),
-                "scripted: seed 002 §3.1 (Lamport's token range grows one per cycle)".into(),
-                "scripted: seed 002 §3.1".into(),
-            ))
-        }
-        _ => None,
-    }
+    let w = (entry.info.worst_case)(o.threads, o.passages)?;
+    Some((Box::new(w.script), w.detail.into(), w.found_by.into()))
 }
 
 /// The worst case of `entry` under `o` (whatever `o.schedule` says): the paper's script where
@@ -268,61 +247,4 @@ pub fn worst(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
     r.tried = tried;
     r.elapsed_secs = elapsed;
     Ok(r)
-}
-
-/// Seed 000 §4: P_N raises its bit; each lower process in turn raises its own just after, blocks
-/// the one above it, and makes P_N retry and block on it; the lowest then enters and leaves, and
-/// the round repeats with one process fewer. P_N is blocked N(N−1)/2 times.
-pub fn burns_lamport_script(n: usize) -> Vec<Goal> {
-    let hi = n - 1;
-    let mut goals = Vec::new();
-    for lo in 0..hi {
-        goals.push(Goal::UntilWrite(hi));
-        for m in (lo..hi).rev() {
-            goals.push(Goal::UntilWrite(m));
-            goals.push(Goal::UntilParked(m + 1));
-            if m + 1 != hi {
-                goals.push(Goal::UntilParked(hi));
-            }
-        }
-        goals.push(Goal::UntilDone(lo));
-    }
-    goals.push(Goal::UntilDone(hi));
-    goals
-}
-
-/// Seed 002 §3.1 at two processes: both finish the doorway; then, each cycle, both pass line 5;
-/// the one with the smaller token (`first`) enters, leaves, and stops its next doorway just
-/// before writing its token; the other enters, leaves and completes a doorway (reading −1); the
-/// first then writes its token. `writes_to_exit` is the number of writes from line 6 through
-/// the exit (1 for Fig. 1, 2 for Fig. 2, which also writes X), `doorway_writes` the writes of
-/// the doorway (3 for both).
-pub fn bakery_scenario(cycles: usize, writes_to_exit: usize) -> Script {
-    let mut goals = Vec::new();
-    for p in 0..2 {
-        goals.extend(std::iter::repeat_n(Goal::UntilWrite(p), 3));
-    }
-    for _ in 0..cycles {
-        // Line 5, both: gettoken of the other is false. Then the race decides who is first.
-        goals.push(Goal::Steps(0, 1));
-        goals.push(Goal::Steps(1, 1));
-        goals.push(Goal::Race(0, 1));
-    }
-    Script::new(goals).with_expand(Box::new(move |first, second| {
-        let mut g = Vec::new();
-        // first: line 6, CS, exit, then its new doorway up to (not including) the token write.
-        g.extend(std::iter::repeat_n(
-            Goal::UntilWrite(first),
-            writes_to_exit + 1,
-        ));
-        g.push(Goal::BeforeWrite(first));
-        // second: line 6 (token of first is −1), CS, exit, and a whole doorway.
-        g.extend(std::iter::repeat_n(
-            Goal::UntilWrite(second),
-            writes_to_exit + 3,
-        ));
-        // first: writes its token and gettoken := false.
-        g.extend(std::iter::repeat_n(Goal::UntilWrite(first), 2));
-        g
-    }))
 }

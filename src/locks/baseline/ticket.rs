@@ -16,6 +16,7 @@ pub const INFO: LockInfo = LockInfo {
     notes: "ticket lock over the register abstraction, cache-padded",
     bound: crate::locks::no_bound,
     mutants: crate::locks::no_mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// Ticket lock: take a ticket with fetch-and-add, wait until it is served. FCFS by ticket

@@ -8,7 +8,8 @@
 //! gives a schedule costing Ω(N²) RMRs in the CC model. The figure shows the entry only; the exit
 //! lowers the bit (the bit is "true while competing or inside").
 
-use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem, WorstCase};
+use crate::mem::schedule::{Goal, Script};
 use crate::mem::{Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `burns-lamport`: its paper and figure, its claims.
@@ -23,6 +24,7 @@ pub const INFO: LockInfo = LockInfo {
     notes: "one bit per process; deadlock-free, not starvation-free",
     bound: rmr_bound,
     mutants,
+    worst_case,
 };
 
 /// CC: a lower bound, the worst case of seed 000 §4. DSM: no claim.
@@ -34,6 +36,36 @@ fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
             "seed 000 §4: P_N is blocked N(N−1)/2 times, each at least one RMR",
         )
     })
+}
+
+/// Seed 000 §4's worst case, at two processes or more: the victim is P_N.
+fn worst_case(n: usize, _passages: usize) -> Option<WorstCase> {
+    (n >= 2).then(|| WorstCase {
+        script: Script::new(script(n)),
+        detail: "scripted: seed 000 §4 (P_N blocked by every lower process in turn)",
+        found_by: "scripted: seed 000 §4",
+    })
+}
+
+/// Seed 000 §4: P_N raises its bit; each lower process in turn raises its own just after, blocks
+/// the one above it, and makes P_N retry and block on it; the lowest then enters and leaves, and
+/// the round repeats with one process fewer. P_N is blocked N(N−1)/2 times.
+fn script(n: usize) -> Vec<Goal> {
+    let hi = n - 1;
+    let mut goals = Vec::new();
+    for lo in 0..hi {
+        goals.push(Goal::UntilWrite(hi));
+        for m in (lo..hi).rev() {
+            goals.push(Goal::UntilWrite(m));
+            goals.push(Goal::UntilParked(m + 1));
+            if m + 1 != hi {
+                goals.push(Goal::UntilParked(hi));
+            }
+        }
+        goals.push(Goal::UntilDone(lo));
+    }
+    goals.push(Goal::UntilDone(hi));
+    goals
 }
 
 /// The seeded mutants of the one-bit algorithm (`verify --mutants burns-lamport`).

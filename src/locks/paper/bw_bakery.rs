@@ -44,6 +44,7 @@ pub const INFO: LockInfo = LockInfo {
     notes: "coloured tokens, numbers ≤ N; the figure's lost different-colour wait restored",
     bound: rmr_bound,
     mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// CC: doorway N + 3 (one read of every other process's token, colour and number in one

@@ -51,6 +51,7 @@ pub const INFO: LockInfo = LockInfo {
     notes: "P1–P5 with bounded tokens (numbers ≤ N+1)",
     bound: rmr_bound,
     mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// What the registry and `lockbench list` say of `naive-bwb-gme`: its paper and figure, its claims.
@@ -65,6 +66,7 @@ pub const NAIVE: LockInfo = LockInfo {
     notes: "negative control: NOT safe (seed 000 §6 counter-example)",
     bound: crate::locks::no_bound,
     mutants: crate::locks::no_mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// CC: doorway N + 4 (lines 3–15), waiting ≤ 10 per other process (Theorem 9: line 17 ≤ 5,

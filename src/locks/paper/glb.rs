@@ -25,6 +25,7 @@ pub const INFO: LockInfo = LockInfo {
     notes: "P1–P5 with unbounded tokens",
     bound: rmr_bound,
     mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// CC: doorway N + 4 (lines 3–6), lines 8 and 9 at most five each per other process, exit 2.

@@ -7,7 +7,8 @@
 //! even their range is unbounded). `token = −1` means "no token", as in the figure.
 
 use crate::locks::paper::IDS_DIFFER;
-use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem, WorstCase};
+use crate::mem::schedule::{Goal, Script};
 use crate::mem::{Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `lamport-bakery`: its paper and figure, its claims.
@@ -22,6 +23,7 @@ pub const INFO: LockInfo = LockInfo {
     notes: "tokens grow without bound, and so can their range (seed 002 §3.1)",
     bound: rmr_bound,
     mutants,
+    worst_case,
 };
 
 /// CC: doorway N + 3 (lines 1–4), waiting ≤ 10 per other process (lines 5 and 6, as lines 8
@@ -35,6 +37,52 @@ fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
             "seed 000 §3's GLB argument applied to seed 002 Fig. 1: doorway N+3, ≤ 10 per other process waiting, exit 1",
         )
     })
+}
+
+/// Seed 002 §3.1's schedule at two processes: the token range grows by one per cycle (Fig. 1
+/// writes once from line 6 through its exit).
+fn worst_case(n: usize, passages: usize) -> Option<WorstCase> {
+    (n == 2).then(|| WorstCase {
+        script: bakery_scenario(passages.saturating_sub(1), 1),
+        detail: "scripted: seed 002 §3.1 (Lamport's token range grows one per cycle)",
+        found_by: "scripted: seed 002 §3.1",
+    })
+}
+
+/// Seed 002 §3.1 at two processes: both finish the doorway; then, each cycle, both pass line 5;
+/// the one with the smaller token (`first`) enters, leaves, and stops its next doorway just
+/// before writing its token; the other enters, leaves and completes a doorway (reading −1); the
+/// first then writes its token. `writes_to_exit` is the number of writes from line 6 through
+/// the exit (1 for Fig. 1, 2 for Fig. 2, which also writes X), `doorway_writes` the writes of
+/// the doorway (3 for both).
+pub(crate) fn bakery_scenario(cycles: usize, writes_to_exit: usize) -> Script {
+    let mut goals = Vec::new();
+    for p in 0..2 {
+        goals.extend(std::iter::repeat_n(Goal::UntilWrite(p), 3));
+    }
+    for _ in 0..cycles {
+        // Line 5, both: gettoken of the other is false. Then the race decides who is first.
+        goals.push(Goal::Steps(0, 1));
+        goals.push(Goal::Steps(1, 1));
+        goals.push(Goal::Race(0, 1));
+    }
+    Script::new(goals).with_expand(Box::new(move |first, second| {
+        let mut g = Vec::new();
+        // first: line 6, CS, exit, then its new doorway up to (not including) the token write.
+        g.extend(std::iter::repeat_n(
+            Goal::UntilWrite(first),
+            writes_to_exit + 1,
+        ));
+        g.push(Goal::BeforeWrite(first));
+        // second: line 6 (token of first is −1), CS, exit, and a whole doorway.
+        g.extend(std::iter::repeat_n(
+            Goal::UntilWrite(second),
+            writes_to_exit + 3,
+        ));
+        // first: writes its token and gettoken := false.
+        g.extend(std::iter::repeat_n(Goal::UntilWrite(first), 2));
+        g
+    }))
 }
 
 /// The seeded mutants of Fig. 1 (`verify --mutants lamport-bakery`).

@@ -11,7 +11,8 @@
 use std::marker::PhantomData;
 use std::sync::Mutex;
 
-use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::locks::paper::lamport_bakery::bakery_scenario;
+use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem, WorstCase};
 use crate::mem::{Home, Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `ub-bakery`: its paper and figure, its claims.
@@ -26,6 +27,7 @@ pub const UB_BAKERY: LockInfo = LockInfo {
     notes: "register X clusters tokens: x ≤ token ≤ x+n (Theorem 1); still unbounded",
     bound: rmr_bound,
     mutants: ub_mutants,
+    worst_case,
 };
 
 /// What the registry and `lockbench list` say of `b-bakery`: its paper and figure, its claims.
@@ -40,6 +42,7 @@ pub const B_BAKERY: LockInfo = LockInfo {
     notes: "tokens mod 2n−1 with the shifted max and ≺: tokens in {−1..2n−2}",
     bound: rmr_bound,
     mutants: b_mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// CC, both bakeries: as Lamport's, plus line 3 (read X) and line 8 (write X). DSM: no claim.
@@ -51,6 +54,16 @@ fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
             n,
             "seed 000 §3's GLB argument applied to seed 002 Fig. 2: doorway N+4, ≤ 10 per other process waiting, X 1, exit 1",
         )
+    })
+}
+
+/// Seed 002 §3.1's schedule at two processes, as for Lamport's Bakery (Fig. 2 writes twice from
+/// line 6 through its exit: X, then its token).
+fn worst_case(n: usize, passages: usize) -> Option<WorstCase> {
+    (n == 2).then(|| WorstCase {
+        script: bakery_scenario(passages.saturating_sub(1), 2),
+        detail: "scripted: seed 002 §3.1 (Lamport's token range grows one per cycle)",
+        found_by: "scripted: seed 002 §3.1",
     })
 }
 

@@ -37,6 +37,7 @@ pub const INFO: LockInfo = LockInfo {
     notes: "FIFE, not FCFS; over an unbounded 64-bit CTS (the paper's is bounded)",
     bound: rmr_bound,
     mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// `zehavi-kex-bounded`: the same Algorithm 1 over the bounded CTS.
@@ -51,6 +52,7 @@ pub const INFO_BOUNDED: LockInfo = LockInfo {
     notes: "FIFE; bounded space: CTS labels in {0..2n-1}, records in {-1..2n-1}, registers of 2n+1 words (not ref. [19]'s CTS, and it breaks CTS Property 2)",
     bound: bounded_rmr_bound,
     mutants: bounded_mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// Doorway ≤ 19n + 2 (lines 1–2: 2n writes; Label n+1; line 4 ≤ 13 per process; line 5; Scan

@@ -31,6 +31,7 @@ pub const INFO: LockInfo = LockInfo {
         "implicit queue; a waiter spins on its predecessor's node, which migrates (remote in DSM)",
     bound: rmr_bound,
     mutants: no_mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// CC: raise own node, swap tail, two reads of the predecessor's node, lower own node. DSM: no

@@ -22,6 +22,7 @@ pub const INFO: LockInfo = LockInfo {
     notes: "queue of per-process nodes; each waiter spins on its own node (local in DSM)",
     bound: rmr_bound,
     mutants: no_mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// Acquire: write next, swap tail, write locked, link, one re-read after the hand-off; release:

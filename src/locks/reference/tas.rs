@@ -21,6 +21,7 @@ pub const TAS: LockInfo = LockInfo {
     notes: "every attempt is a swap on the one lock word",
     bound: crate::locks::no_bound,
     mutants: crate::locks::no_mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// What the registry and `lockbench list` say of `ttas`: its paper and figure, its claims.
@@ -35,6 +36,7 @@ pub const TTAS: LockInfo = LockInfo {
     notes: "spins reading its cached copy; swaps when the word looks free",
     bound: crate::locks::no_bound,
     mutants: crate::locks::no_mutants,
+    worst_case: crate::locks::no_worst_case,
 };
 
 /// Test-and-set over memory `M`.
