@@ -299,8 +299,8 @@ fn info(name: String, problem: Problem, claims: u32, source: String, notes: Stri
         rmr: "n/a (a C plug-in: no register abstraction to count)",
         safe: claims & abi::CLAIM_NOT_A_LOCK == 0,
         notes: leak(notes),
-        bound: crate::locks::no_bound,
-        mutants: crate::locks::no_mutants,
+        // No RMR bound, mutants or scripted worst case: those need the register abstraction.
+        ..LockInfo::baseline("", problem, false, "")
     }
 }
 
