@@ -35,8 +35,22 @@ use rw::{Mode, Wait};
 /// ids, more objects than the table holds): waiting could deadlock, so it stops the process.
 pub const EXIT_GAVE_UP: c_int = 87;
 
+/// Set by the first thread that stops the process: the others that reach a stop too wait for
+/// it, so the message is one line.
+static STOPPING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Lets only the first caller through; any later one waits for the process to end.
+fn first_to_stop() {
+    if STOPPING.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        loop {
+            std::thread::sleep(std::time::Duration::from_secs(1));
+        }
+    }
+}
+
 /// One line on stderr and exit 2: the environment asked for something impossible.
 pub fn fatal(msg: &str) -> ! {
+    first_to_stop();
     eprintln!("lockbench-interpose: {msg}");
     // SAFETY: ends the process without running the program's exit handlers, which may wait
     // on locks this thread is in the middle of taking.
@@ -45,6 +59,7 @@ pub fn fatal(msg: &str) -> ! {
 
 /// One line on stderr, the statistics written, exit [`EXIT_GAVE_UP`].
 pub fn fatal_gave_up(msg: &str) -> ! {
+    first_to_stop();
     eprintln!("lockbench-interpose: {msg}");
     if let Some(s) = state::get_if_ready() {
         s.write_stats();
