@@ -9,24 +9,43 @@
 //! A lock's description, claims, RMR bound and mutants are its [`locks::LockInfo`]. See
 //! `docs/your-lock.md` and the `examples/` directory.
 
-pub mod check;
-pub mod cli;
-pub mod cmd;
-pub mod engine;
+// The public surface: the lock trait and its description, the register abstraction, the
+// registry and its entries, the usage error, and `main_with`.
 pub mod error;
-pub mod hw;
 pub mod locks;
 pub mod mem;
-pub mod metrics;
-pub mod mp;
-pub mod opts;
 pub mod registry;
-pub mod report;
-pub mod rmr;
-pub mod runner;
 mod start;
+
+// The rest is the harness itself: reachable for the crate's own integration tests and tools,
+// not part of the documented interface, and free to change.
+#[doc(hidden)]
+pub mod check;
+#[doc(hidden)]
+pub mod cli;
+#[doc(hidden)]
+pub mod cmd;
+#[doc(hidden)]
+pub mod engine;
+#[doc(hidden)]
+pub mod hw;
+#[doc(hidden)]
+pub mod metrics;
+#[doc(hidden)]
+pub mod mp;
+#[doc(hidden)]
+pub mod opts;
+#[doc(hidden)]
+pub mod report;
+#[doc(hidden)]
+pub mod rmr;
+#[doc(hidden)]
+pub mod runner;
+#[doc(hidden)]
 pub mod table;
+#[doc(hidden)]
 pub mod verify;
+#[doc(hidden)]
 pub mod workload;
 
 pub use start::main_with;

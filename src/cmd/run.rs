@@ -13,7 +13,7 @@ pub struct Args {
     /// The run.
     #[command(flatten)]
     pub run: RunArgs,
-    /// Also keep the results as the baseline NAME (in <out>/baselines/NAME/, replacing an
+    /// Also keep the results as the baseline NAME (in `<out>/baselines/NAME/`, replacing an
     /// earlier one), for `lockbench compare NAME DIR`.
     #[arg(long, value_name = "NAME")]
     pub save_as: Option<String>,

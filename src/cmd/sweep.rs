@@ -19,7 +19,7 @@ pub struct Args {
     /// and cs-lines may be lists. With --resume it may be left out (the manifest holds it).
     pub config: Option<PathBuf>,
     /// `--out`: the directory of the sweep (default:
-    /// reports/sweep-<config name>-<UTC time>).
+    /// `reports/sweep-<config name>-<UTC time>`).
     #[command(flatten)]
     pub out: OutOpt,
     /// Finish the sweep in DIR: skip the points done, refuse a config that changed.

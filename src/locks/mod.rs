@@ -21,10 +21,14 @@ pub use facts::{
     no_bound, no_mutants, no_worst_case, Bound, BoundFn, Direction, Mutant, WorstCase, WorstCaseFn,
 };
 
+#[doc(hidden)]
 pub mod baseline;
 mod facts;
+#[doc(hidden)]
 pub mod paper;
+#[doc(hidden)]
 pub mod reference;
+#[doc(hidden)]
 pub mod sources;
 
 /// A lock for `n` processes.

@@ -6,7 +6,7 @@
 //! Schedules: round-robin, random, PCT, and the adversary ([`search`]) — the paper's own worst
 //! case where one is scripted (Burns–Lamport, seed 000 §4; Lamport's Bakery and UB-Bakery at two
 //! processes, seed 002 §3.1), otherwise the largest passage of a bounded search over schedules
-//! that always includes round-robin, random and PCT at the same seed. [`fit`] fits the growth of
+//! that always includes round-robin, random and PCT at the same seed. `fit` fits the growth of
 //! a figure over N.
 
 pub mod fit;

@@ -197,7 +197,7 @@ fn checked_passage<L: Lock, C: Checker>(
 }
 
 /// Untimed passages between two checked ones, on average, where the loop's light check is
-/// not the whole check ([`Checker::SPARSE`]).
+/// not the whole check (`Checker::SPARSE`).
 pub const CHECK_GAP_MEAN: u64 = 256;
 
 /// The next gap between checked passages: uniform in `0..2 * CHECK_GAP_MEAN`, so the checked

@@ -4,7 +4,7 @@
 //!
 //! # What it is, and how it departs from the paper
 //!
-//! Seed 001 takes its CTS from its reference [19] (Dwork, Herlihy, Plotkin and Waarts,
+//! Seed 001 takes its CTS from its reference \[19\] (Dwork, Herlihy, Plotkin and Waarts,
 //! "Time-lapse snapshots", SIAM J. Comput. 1999), whose Label and Scan are O(n); the same O(n)
 //! bounds are Dwork and Waarts' (JACM 1999, with their *traceable use* abstraction), and
 //! Haldar and Vitányi's (JACM 2002). None of those constructions is reproduced here: we could
@@ -36,11 +36,11 @@
 //!
 //! # Label_p (numbered steps, ours; every one is inferred, not the paper's)
 //!
-//! 1. Collect: read every other register; note `seq_q` as s[q], and the values of p's own
+//! 1. Collect: read every other register; note `seq_q` as s\[q\], and the values of p's own
 //!    `seq` that q has recorded or announced (`rec_q[p]`, `ann_q[p]`).
 //! 2. Announce: write `ann_p ← s` (seq and records unchanged), telling every q which of its
 //!    values p is about to rely on (traceable use).
-//! 3. Re-collect: read every other register again; p saw q iff `seq_q` is still s[q].
+//! 3. Re-collect: read every other register again; p saw q iff `seq_q` is still s\[q\].
 //! 4. Choose the smallest value in {0, …, 2n−1} that is not p's current `seq` and not among the
 //!    at most 2(n−1) values noted in step 1: one always exists.
 //! 5. Write `seq_p ←` that value, `rec_p[q] ← s[q]` for every q p saw, −1 for the others.
@@ -85,7 +85,7 @@
 //! cannot tell which of two overlapping labels wrote last, and a Scan that puts its own
 //! process last (which gives Property 2 by the argument above) makes Scans of different
 //! processes disagree, which Algorithm 1 does not survive (`verify` finds deadlocks and
-//! three processes inside at k = 2). The paper's own CTS (reference [19]) remains to be
+//! three processes inside at k = 2). The paper's own CTS (reference \[19\]) remains to be
 //! built; until then `zehavi-kex-bounded` keeps bounded registers but not a CTS.
 //!
 //! # Scan_p

@@ -2,7 +2,7 @@
 //!
 //! A CTS gives each process p a `Label_p`, which takes a new timestamp, and a `Scan_p`, which
 //! returns the current order of all n processes. Seed 001 relies on two properties, which it
-//! quotes from its reference [3] (Afek, Dolev, Gafni, Merritt and Shavit, TOPLAS 1994):
+//! quotes from its reference \[3\] (Afek, Dolev, Gafni, Merritt and Shavit, TOPLAS 1994):
 //!
 //! 1. If p begins `Label_p` after q finishes `Label_q`, any Scan performed entirely after both
 //!    and before q labels again returns an order with q < p.
@@ -11,7 +11,7 @@
 //!    (q ∈ P) starts after p's last Label finishes.
 //!
 //! The paper takes its bounded CTS, with O(n) reads and writes per Label and per Scan, from its
-//! reference [19] (Dwork, Herlihy, Plotkin and Waarts, "Time-lapse snapshots", SIAM J. Comput.
+//! reference \[19\] (Dwork, Herlihy, Plotkin and Waarts, "Time-lapse snapshots", SIAM J. Comput.
 //! 1999); this file does not implement that construction.
 //!
 //! [`UnboundedCts`] is the unbounded CTS: 64-bit labels, Label = one more than the largest
@@ -60,7 +60,7 @@ pub mod mark {
     pub const LABEL_END: u32 = 102;
     /// `Scan_p` begins.
     pub const SCAN_BEGIN: u32 = 103;
-    /// `Scan_p` has ended; args[0] the ranks it returned, 4 bits each ([`super::pack`]).
+    /// `Scan_p` has ended; args\[0\] the ranks it returned, 4 bits each ([`super::pack`]).
     pub const SCAN_END: u32 = 104;
     /// The bounded CTS left its lockstep with the unbounded one; args (x, y): the bounded
     /// Scan ordered x before y by a recorded precedence, the unbounded labels the other way.

@@ -14,7 +14,7 @@
 //! `zehavi-kex` runs over [`UnboundedCts`] (unbounded 64-bit labels), so it is **not
 //! bounded-space**; `zehavi-kex-bounded` runs the same code over [`BoundedCts`], whose every
 //! register lies in a finite domain (see its module for the construction, which is ours, not
-//! the paper's reference [19]). Every other register is a boolean. The DSM placement
+//! the paper's reference \[19\]). Every other register is a boolean. The DSM placement
 //! follows the paper: `Compete[i][p]`, `Ignore[i][p]`, `Order<[i][p]`, `Allow[i][p]`,
 //! `Reveal[p]` and `Discover[i][p][·]` are local to p.
 
@@ -203,9 +203,9 @@ pub mod mutant {
     pub const NO_ALLOW: u8 = 1;
     /// Line 11 `|precede| ≥ k` turned into `> k`.
     pub const K_PLUS_ONE: u8 = 2;
-    /// Line 5 dropped: Reveal[p] is never raised.
+    /// Line 5 dropped: Reveal\[p\] is never raised.
     pub const NO_REVEAL: u8 = 3;
-    /// Line 8 dropped: Ignore[p][i] stays true, so order information is never trusted.
+    /// Line 8 dropped: Ignore\[p\]\[i\] stays true, so order information is never trusted.
     pub const NO_IGNORE_CLEAR: u8 = 4;
     /// Line 11.a.i dropped: a process that stopped competing is not deleted from precede.
     pub const NO_COMPETE_DELETE: u8 = 5;

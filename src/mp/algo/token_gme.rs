@@ -28,9 +28,9 @@
 //!   passively ([`Algorithm::passive`]): the simulator may apply them late, in a batch, with
 //!   the same outcome. A simulation decision, not a rule of the algorithm.
 //!
-//! Section 5: [`multi`] (§5.1, multi-type requests, rules MT-1…MT-7), [`blocking`] (§5.1,
+//! Section 5: `multi` (§5.1, multi-type requests, rules MT-1…MT-7), `blocking` (§5.1,
 //! freedom from unnecessary blocking as a property the simulator checks after every event),
-//! [`bounded`] (§5.2, bounded sequence numbers) and [`ft`] (§5.3, crash recovery by
+//! `bounded` (§5.2, bounded sequence numbers) and `ft` (§5.3, crash recovery by
 //! restarting the algorithm, rules FT-1…FT-7).
 
 use std::collections::VecDeque;

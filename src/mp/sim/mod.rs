@@ -5,12 +5,12 @@
 //! Determinism: events run in (time, sequence number) order, one random stream per purpose and
 //! process (workload, channel delays), no hashing of addresses. The queue is a heap of
 //! bundles: the events one handler scheduled, sorted, keyed by their earliest (see
-//! [`queue`]), which runs them in the same order as one heap of all events at a fraction of
+//! `queue`), which runs them in the same order as one heap of all events at a fraction of
 //! the cost when handlers broadcast. A broadcast keeps its message once, for the copies
-//! delivered as events and for those its receivers take passively (see [`deferred`]).
+//! delivered as events and for those its receivers take passively (see `deferred`).
 //!
-//! This file holds a run's loop and its result; [`core`] the state every handler changes,
-//! [`ctx`] the runtime handlers see, [`hops`] the causal hop counts.
+//! This file holds a run's loop and its result; `core` the state every handler changes,
+//! `ctx` the runtime handlers see, `hops` the causal hop counts.
 
 mod core;
 mod crash;
@@ -52,7 +52,7 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
     run_with(cfg, make, true, true)
 }
 
-/// [`run`] with processes crashing as `crashes` says (seed 003 §5.3; see [`crash`]).
+/// [`run`] with processes crashing as `crashes` says (seed 003 §5.3; see `crash`).
 pub fn run_crashing<A: Algorithm>(
     cfg: &SimConfig,
     crashes: &[Crash],

@@ -1,7 +1,7 @@
 //! The threaded runtime: one OS thread per process (pinned to the allowed CPUs in turn, with
 //! the shared-memory runner's helpers), unbounded channels between them, real time in
-//! milliseconds. Each process thread runs its own loop ([`process`]); a monitor under a mutex
-//! sees every entry and exit in causal order ([`monitor`]), so the safety check is exact.
+//! milliseconds. Each process thread runs its own loop (`process`); a monitor under a mutex
+//! sees every entry and exit in causal order (`monitor`), so the safety check is exact.
 
 mod monitor;
 mod process;

@@ -1,11 +1,11 @@
 //! Joung's RA2 (Distributed Computing 15, 2002), **reconstructed**: the seed names its shape
 //! (a requester with all REPLYs enters as *leader* and invites compatible outstanding requesters
 //! as *followers*; 3(n − 1) messages amortized; waiting time 2 hops; messages carry vectors of
-//! size n) and its two vectors — VSN[j], the requests of j known here (for priority), and
-//! VF[j], the entries of j known here (whether a request is still outstanding) — but not its
+//! size n) and its two vectors — VSN\[j\], the requests of j known here (for priority), and
+//! VF\[j\], the entries of j known here (whether a request is still outstanding) — but not its
 //! exact rules, so every rule below is ours and named.
 //!
-//! - **RA2-R1 (request)**: VSN[me] + 1 numbers the request (seq); its priority is
+//! - **RA2-R1 (request)**: VSN\[me\] + 1 numbers the request (seq); its priority is
 //!   (Σ VSN, id), which, like a Lamport clock, exceeds the priority of every request whose
 //!   REQUEST was received before; broadcast REQUEST(Σ VSN, forum, seq, VSN), where seq lets
 //!   late REPLYs and INVITEs for an old request be recognised and ignored.
@@ -18,10 +18,10 @@
 //!   carries VF.
 //! - **RA2-R3 (on REPLY for the current seq)**: merge VF; with n − 1 of them, enter as
 //!   leader and INVITE every process whose latest known request is for the same forum and
-//!   still outstanding by VF (its seq above VF[j]).
+//!   still outstanding by VF (its seq above VF\[j\]).
 //! - **RA2-R4 (on INVITE)**: a process still requesting that seq enters as the inviter's
 //!   follower; otherwise it declines with DONE so the leader's count of followers drains.
-//!   Whoever enters, or invites j for request s, raises VF[me] or VF[j] to that seq.
+//!   Whoever enters, or invites j for request s, raises VF\[me\] or VF\[j\] to that seq.
 //! - **RA2-R5 (exit)**: a follower sends DONE to its leader and sends its deferred replies; a
 //!   leader sends its deferred replies only when it is out *and* every follower it invited has
 //!   sent DONE — this is what keeps a conflicting requester, who always needs the leader's
@@ -34,7 +34,7 @@
 //!   sent that vector to that receiver, as (index, value) pairs, which is exact on FIFO
 //!   links (on others a receiver's vectors may lag; the rules stay safe and live, since
 //!   neither vector decides who may enter). How a message keeps its entries without listing
-//!   them (a shared snapshot of the sender's vector, merged in one pass) is in [`vector`].
+//!   them (a shared snapshot of the sender's vector, merged in one pass) is in `vector`.
 //!
 //! Message size, in integers: REQUEST 3 + 2 per VSN entry sent, REPLY 1 + 2 per VF entry
 //! sent, INVITE 1, DONE 0.
