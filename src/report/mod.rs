@@ -2,6 +2,7 @@
 //! contract), CSV and Markdown. Every export is one [`Exporter`].
 
 pub mod baselines;
+pub mod build;
 pub mod compare;
 pub mod compare_doc;
 mod csv;
