@@ -169,6 +169,12 @@ fn k_exclusion_runs_take_the_semaphore_and_the_header_says_how_it_waits() {
     let z = runs.iter().find(|r| r["lock"] == "zehavi-kex").unwrap();
     assert_eq!(z["baseline"], "semaphore");
     assert!(runs.iter().any(|r| r["lock"] == "semaphore"));
+    // Every result names the build that measured it.
+    let b = &z["build"];
+    assert!(b["rustc"].as_str().unwrap().starts_with("rustc "), "{b}");
+    assert_eq!(b["profile"], "debug", "{b}");
+    assert!(["true", "false", "unknown"].contains(&b["dirty"].as_str().unwrap()));
+    assert!(!b["commit"].as_str().unwrap().is_empty());
     // Every result says how many voluntary switches its threads made.
     assert!(z["host"]["load"]["sleeps_per_sec"].is_number(), "{z}");
     let text = table(&args);

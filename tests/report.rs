@@ -326,6 +326,54 @@ fn an_a_a_comparison_never_fails_the_gate() {
 }
 
 #[test]
+fn compare_tells_two_revisions_apart() {
+    let with_commit = |commit: &str, dirty: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut runs = results(&fixture("a"));
+        for r in &mut runs {
+            r["build"] = serde_json::json!({
+                "version": "0.1.0", "commit": commit, "dirty": dirty,
+                "rustc": "rustc 1.90.0 (1159e78c4 2025-09-14)", "profile": "release",
+            });
+        }
+        fs::write(
+            dir.path().join("results.json"),
+            serde_json::to_string(&runs).unwrap(),
+        )
+        .unwrap();
+        dir
+    };
+    let (a, b) = (
+        with_commit("a8a4dad0000", "false"),
+        with_commit("77a4355ffff", "true"),
+    );
+    let out = lockbench()
+        .arg("compare")
+        .arg(a.path())
+        .arg(b.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.contains("differ in lockbench build: A 0.1.0 a8a4dad, release, rustc 1.90.0; B 0.1.0 77a4355 (dirty), release"),
+        "{text}"
+    );
+    // The same build on both sides: no such warning.
+    let out = lockbench()
+        .arg("compare")
+        .arg(a.path())
+        .arg(a.path())
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8(out.stdout)
+        .unwrap()
+        .contains("lockbench build"));
+}
+
+#[test]
 fn compare_bad_input_is_one_line_and_exit_2() {
     for args in [vec!["--fail-above", "lots"], vec!["--format", "table"]] {
         let mut cmd = lockbench();

@@ -225,3 +225,40 @@ fn adversarial_reports_how_its_maximum_was_found() {
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("worst") && text.contains("found ("), "{text}");
 }
+
+#[test]
+fn run_rmr_puts_the_rmrs_in_a_column_and_notes_name_their_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = lockbench()
+        .args([
+            "run",
+            "--lock",
+            "ticket",
+            "--threads",
+            "2",
+            "--rmr",
+            "cc",
+            "--passages",
+            "300",
+            "--repeat",
+            "1",
+            "--out",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let header = text
+        .lines()
+        .find(|l| l.starts_with("lock "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(header.contains("rmr/passage"), "{text}");
+    let row = text.lines().find(|l| l.starts_with("ticket ")).unwrap();
+    assert!(row.contains(" cc (max "), "{text}");
+    // Every note names its lock, thread count and mix.
+    let notes: Vec<&str> = text.lines().filter(|l| l.starts_with("note: ")).collect();
+    assert!(!notes.is_empty(), "{text}");
+    for n in notes {
+        assert!(n.starts_with("note: ticket t=2 distinct: "), "{n}");
+    }
+}

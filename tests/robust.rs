@@ -711,7 +711,7 @@ fn traces_and_settings_reach_every_format() {
     assert_eq!(field(1, "trace_passages"), "600");
     assert_eq!(field(1, "fcfs_violations"), "0");
     // The counter's column is there (empty where the machine refuses the counter).
-    field(1, "task-clock_per_passage");
+    field(1, "task_clock_ns_per_passage");
 }
 
 #[test]

@@ -497,7 +497,8 @@ impl Points<'_> {
         if format == Format::Table && !hooks.quiet {
             for r in &results {
                 for w in r.warnings.iter().filter(|w| !plan.warnings.contains(w)) {
-                    writeln!(stdout, "note: {}: {w}", r.lock).map_err(stdout_failed)?;
+                    writeln!(stdout, "note: {} t={} {}: {w}", r.lock, r.threads, r.mix)
+                        .map_err(stdout_failed)?;
                 }
             }
             if let Some(dir) = store.dir() {

@@ -180,6 +180,7 @@ pub(crate) fn summarize(
             ..ctx.host.clone()
         },
         version: env!("CARGO_PKG_VERSION").to_string(),
+        build: crate::report::build::Build::this(),
         timestamp: now_secs(),
     };
     result.quality = crate::report::quality::assess(&result);

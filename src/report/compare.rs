@@ -491,7 +491,11 @@ pub fn render(
             "{bullet}{name}: {} ({}; lockbench {})",
             side.dir.display(),
             host_line(&side.first.host),
-            side.first.version
+            if side.first.build.commit.is_empty() {
+                side.first.version.clone()
+            } else {
+                side.first.build.line()
+            }
         );
     }
     for w in warnings {

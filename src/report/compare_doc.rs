@@ -47,7 +47,16 @@ fn settings(runs: &[RunResult]) -> BTreeMap<&'static str, String> {
         ),
         ("rounds", set(&|r| r.repeat.to_string())),
         ("host", set(&|r| host_line(&r.host))),
-        ("lockbench", set(&|r| r.version.clone())),
+        (
+            "lockbench build",
+            set(&|r| {
+                if r.build.commit.is_empty() {
+                    r.version.clone()
+                } else {
+                    r.build.line()
+                }
+            }),
+        ),
     ])
 }
 

@@ -3,6 +3,12 @@
 //! column per named event (empty where not measured, with or without `--counters`), raw and
 //! preset events in one `other_counters_per_passage` cell (`name=value;...`); a run without a
 //! trace or a baseline has empty cells there.
+//!
+//! Column names are snake_case with their unit: `_ns` for times, `_per_sec` for rates,
+//! `_per_passage` for counts per passage (`task_clock_ns_per_passage` in ns). `passages` is the
+//! median round's count (the round the latency and fairness figures come from),
+//! `passages_total` every round's together. Each row names its host, the time it finished
+//! (`timestamp`, seconds since the Unix epoch) and the build that measured it.
 
 use super::{Exporter, RunResult};
 
@@ -30,13 +36,21 @@ const HEADER: &str = "lock,problem,source,threads,sessions,k,mix,passages,throug
      slots,nothing_measured,latency_samples,starved_threads,oracle,\
      pin,smt,oversubscribed,wait_policy,cs_ns,think_ns,cs_lines,stop,warmup_ns,rounds,latency_sample,\
      trace_passages,fcfs_violations,unconflicted_passages,unconflicted_wait_p50_ns,unconflicted_wait_max_ns,fife_violations,trace_truncated,\
-     host_busy,quality,schema_version";
+     host_busy,quality,schema_version,passages_total,exit_p50_ns,exit_p99_ns,exit_max_ns,\
+     hostname,cpu_model,kernel,timestamp,version,commit,dirty,rustc,profile";
+
+/// A counter's column: its name in snake_case, with its unit (`task_clock_ns_per_passage`).
+pub fn counter_column(name: &str) -> String {
+    let unit = if name == "task-clock" { "_ns" } else { "" };
+    format!("{}{unit}_per_passage", name.replace('-', "_"))
+}
 
 /// The whole header line (no newline).
 pub fn header() -> String {
     let mut h = HEADER.to_string();
     for n in COUNTER_COLUMNS {
-        h.push_str(&format!(",{n}_per_passage"));
+        h.push(',');
+        h.push_str(&counter_column(n));
     }
     h.push_str(",other_counters_per_passage");
     h
@@ -132,6 +146,24 @@ fn row(r: &RunResult) -> Vec<String> {
             .map_or(String::new(), |l| l.busy.to_string()),
         quality.names(),
         super::result::SCHEMA_VERSION.to_string(),
+        if !r.per_round.is_empty() && r.per_round.iter().all(|f| f.passages.is_some()) {
+            let total: u64 = r.per_round.iter().filter_map(|f| f.passages).sum();
+            total.to_string()
+        } else {
+            String::new()
+        },
+        format!("{:.1}", r.exit_ns.p50),
+        format!("{:.1}", r.exit_ns.p99),
+        format!("{:.1}", r.exit_ns.max),
+        csv_field(r.host.hostname.as_deref().unwrap_or("")),
+        csv_field(r.host.cpu_model.as_deref().unwrap_or("")),
+        csv_field(r.host.kernel.as_deref().unwrap_or("")),
+        r.timestamp.to_string(),
+        csv_field(&r.version),
+        csv_field(&r.build.commit),
+        csv_field(&r.build.dirty),
+        csv_field(&r.build.rustc),
+        csv_field(&r.build.profile),
     ];
     for n in COUNTER_COLUMNS {
         fields.push(opt(r
@@ -204,6 +236,24 @@ mod tests {
         }
         assert_eq!(reader_rows, 2);
         assert!(text.contains("r0443=2"));
+        // One separator in names, units on the counters.
+        let h = header();
+        assert!(!h.contains('-'), "{h}");
+        assert!(
+            h.contains(",cache_misses_per_passage,") && h.contains(",task_clock_ns_per_passage,")
+        );
+        for c in [
+            "passages_total",
+            "exit_p99_ns",
+            "hostname",
+            "timestamp",
+            "commit",
+            "dirty",
+            "rustc",
+            "profile",
+        ] {
+            assert!(h.split(',').any(|x| x == c), "{c} missing: {h}");
+        }
         assert_eq!(Csv.export(&[bare]).lines().next().unwrap(), header());
     }
 }

@@ -2,6 +2,7 @@
 //! contract), CSV and Markdown. Every export is one [`Exporter`].
 
 pub mod baselines;
+pub mod build;
 pub mod compare;
 pub mod compare_doc;
 mod csv;
@@ -316,6 +317,19 @@ fn oracle_summary(results: &[RunResult]) -> String {
         .join(", ")
 }
 
+/// RMRs per passage of a counting-memory run: `2.0 cc (max 3)`, `-` for a native run.
+fn rmr_cell(r: &RunResult) -> String {
+    let Some(v) = &r.rmr else {
+        return "-".into();
+    };
+    let mean = v["per_passage_mean"].as_f64().unwrap_or(0.0);
+    let model = v["model"].as_str().unwrap_or("?");
+    match v["per_passage_max"].as_f64() {
+        Some(max) => format!("{mean:.1} {model} (max {max:.0})"),
+        None => format!("{mean:.1} {model}"),
+    }
+}
+
 /// Aligned plain-text table.
 pub struct Table;
 
@@ -324,11 +338,21 @@ impl Exporter for Table {
         if results.is_empty() {
             return "no runs\n".into();
         }
-        let rows: Vec<Vec<(&str, String)>> = results.iter().map(columns).collect();
+        let mut rows: Vec<Vec<(&str, String)>> = results.iter().map(columns).collect();
+        // `run --rmr MODEL`: the RMRs per passage in a column of their own, after `vs base`.
+        if results.iter().any(|r| r.rmr.is_some()) {
+            for (r, row) in results.iter().zip(rows.iter_mut()) {
+                let at = row
+                    .iter()
+                    .position(|c| c.0 == "vs base")
+                    .map_or(0, |i| i + 1);
+                row.insert(at, ("rmr/passage", rmr_cell(r)));
+            }
+        }
         let headers: Vec<&str> = rows[0].iter().map(|c| c.0).collect();
         // Text columns left-aligned, figures right-aligned.
         let mut table = table::Table::new(|i| match headers[i] {
-            "lock" | "problem" | "mix" | "note" => Align::Left,
+            "lock" | "problem" | "mix" | "note" | "rmr/passage" => Align::Left,
             _ => Align::Right,
         });
         table.row(headers.iter().copied()).rule();

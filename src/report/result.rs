@@ -218,6 +218,9 @@ pub struct RunResult {
     pub host: Host,
     /// lockbench version.
     pub version: String,
+    /// The build that measured it: version, commit, dirty flag, rustc, profile (empty in
+    /// results saved before it was recorded).
+    pub build: super::build::Build,
     /// Seconds since the Unix epoch when the run finished.
     pub timestamp: u64,
 }
