@@ -330,7 +330,10 @@ fn compare_tells_two_revisions_apart() {
     let with_commit = |commit: &str, dirty: &str| {
         let dir = tempfile::tempdir().unwrap();
         let mut runs = results(&fixture("a"));
-        for r in &mut runs {
+        for (i, r) in runs.iter_mut().enumerate() {
+            // The default sampling rate adapts per run: not a setting that differs.
+            r["latency_sample_adaptive"] = true.into();
+            r["latency_sample"] = (290 + i + commit.as_bytes()[0] as usize % 5).into();
             r["build"] = serde_json::json!({
                 "version": "0.1.0", "commit": commit, "dirty": dirty,
                 "rustc": "rustc 1.90.0 (1159e78c4 2025-09-14)", "profile": "release",
@@ -361,6 +364,7 @@ fn compare_tells_two_revisions_apart() {
         text.contains("differ in lockbench build: A 0.1.0 a8a4dad, release, rustc 1.90.0; B 0.1.0 77a4355 (dirty), release"),
         "{text}"
     );
+    assert!(!text.contains("latency sampling"), "{text}");
     // The same build on both sides: no such warning.
     let out = lockbench()
         .arg("compare")

@@ -52,8 +52,11 @@ impl Level {
                     "verify --lock {lock} --threads {t} --schedules {} --seed {seed} {extra}",
                     self.schedules()
                 ));
+                // A check of a mutant of its own, or of the lockstep (which runs the lock as
+                // written beside UB-Bakery), is not the lock's exploration: it stays as it is.
+                let own = extra.contains("--mutant") || extra.contains("--lockstep");
                 if let Some((l, m)) = &self.mutant {
-                    if l == lock {
+                    if l == lock && !own {
                         c.extend(["--mutant".to_string(), m.clone()]);
                     }
                 }
