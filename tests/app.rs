@@ -158,6 +158,16 @@ fn bad_input_is_one_line_and_exit_2() {
             "lockbench list",
         ),
         (vec![], vec![], "after `--`"),
+        (
+            vec![
+                "--lock".into(),
+                "ticket".into(),
+                "--metric".into(),
+                "ops (".into(),
+            ],
+            vec!["true".into()],
+            "not a regular expression",
+        ),
     ];
     for (extra, program, says) in cases {
         let mut args: Vec<&str> = vec!["--lock", "ticket"];

@@ -32,9 +32,10 @@ pub struct Args {
     /// Rounds: each runs every configuration once, in a shuffled order.
     #[arg(long, default_value_t = 5)]
     pub repeat: usize,
-    /// Read the figure after this text in the program's stdout (a rate: higher is better),
-    /// e.g. "events per second:"; default: 1 / wall time.
-    #[arg(long, value_name = "TEXT")]
+    /// Read the figure from the program's stdout with this regular expression (a rate: higher
+    /// is better): its first capture group, or the first number after the match, e.g.
+    /// "events per second:" or 'ops/s: ([0-9.]+)'; default: 1 / wall time.
+    #[arg(long, value_name = "REGEX")]
     pub metric: Option<String>,
     /// Output: table, json or csv (json and csv in `run`'s contract).
     #[arg(long, value_enum, default_value = "table")]
@@ -61,6 +62,16 @@ pub fn exec(args: &Args) -> Result<i32> {
     if !(1..=4096).contains(&args.procs) {
         return Err(crate::error::UsageError("--procs must be in 1..=4096".into()).into());
     }
+    if let Some(m) = &args.metric {
+        if let Err(e) = regex::Regex::new(m) {
+            let why = e.to_string();
+            let why = why.lines().last().unwrap_or("").trim().to_string();
+            return Err(crate::error::UsageError(format!(
+                "--metric {m:?} is not a regular expression ({why}): escape the special characters (\\. \\( …)"
+            ))
+            .into());
+        }
+    }
     let opts = AppOptions {
         locks: args.lock.iter().map(|s| s.trim().to_string()).collect(),
         repeat: args.repeat,
@@ -80,7 +91,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         opts.metric
             .as_deref()
             .map_or("1 / wall time".into(), |m| format!(
-                "the number after {m:?}"
+                "the number {m:?} matches"
             ))
     );
     let m = app::measure(&opts, configs, pthread, |round, name, o| {

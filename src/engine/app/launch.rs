@@ -75,11 +75,20 @@ pub struct Outcome {
     pub stderr_tail: String,
 }
 
-/// The number after the first occurrence of `label` in `out` (a label's own digits skipped:
-/// "events per second:  1234.5" gives 1234.5).
-pub fn read_metric(out: &str, label: &str) -> Option<f64> {
-    let at = out.find(label)? + label.len();
-    let rest = &out[at..];
+/// The figure the regular expression `pattern` finds in `out`: its first capture group's
+/// number when it has one, else the first number after the first match ("events per second:"
+/// on "events per second:  1234.5" gives 1234.5). `pattern` was checked when the command
+/// started; one that does not compile reads nothing.
+pub fn read_metric(out: &str, pattern: &str) -> Option<f64> {
+    let caps = regex::Regex::new(pattern).ok()?.captures(out)?;
+    match caps.get(1) {
+        Some(group) => number_in(group.as_str()),
+        None => number_in(&out[caps.get(0)?.end()..]),
+    }
+}
+
+/// The first number in `rest` (a minus sign just before it kept).
+fn number_in(rest: &str) -> Option<f64> {
     let start = rest.find(|c: char| c.is_ascii_digit())?;
     let num: String = rest[start..]
         .chars()
@@ -206,5 +215,11 @@ mod tests {
         assert_eq!(read_metric(out, "threads"), Some(2.0));
         assert_eq!(read_metric(out, "absent"), None);
         assert_eq!(read_metric("rate -3.5e2 op/s", "rate"), Some(-350.0));
+        // A pattern: its capture group, or the number after the whole match.
+        let out = "read 10 ms\nwrite: 7 ops, 250.5 ops/s\n";
+        assert_eq!(read_metric(out, r"([0-9.]+) ops/s"), Some(250.5));
+        assert_eq!(read_metric(out, r"write: \d+ ops,"), Some(250.5));
+        assert_eq!(read_metric(out, r"^read"), Some(10.0));
+        assert_eq!(read_metric(out, r"(x+)?ops/s"), None);
     }
 }
