@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Real programs on the papers' locks at real sizes: the runs behind the table in docs/apps.md.
-# Usage: bench-configs/apps.sh [OUT_DIR] [ROUNDS]   (default reports/apps, 5 rounds);
+# Usage: scripts/bench-apps.sh [OUT_DIR] [ROUNDS]   (default reports/apps, 5 rounds);
 # ONLY="pigz memcached" runs only the programs named.
 # Needs the programs of scripts/install-apps.sh (run it first) and a release build
 # (`cargo build --release`, which builds the interposer beside the binary).
