@@ -160,10 +160,14 @@ fn bytes(n: u64) -> String {
     }
 }
 
-/// The temporary [`write_atomic`] writes before renaming it to `path`.
+/// A fresh temporary for [`write_atomic`] to write before renaming it to `path`: beside it,
+/// named after it, this process and a count (`results.json.4242-0.tmp`), so two writers of the
+/// same file — two processes saving into one directory — never rename each other's temporary.
 pub fn temp_of(path: &Path) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(".tmp");
+    name.push(format!(".{}-{n}.tmp", std::process::id()));
     path.with_file_name(name)
 }
 
@@ -306,7 +310,12 @@ mod tests {
         let f = dir.path().join("r.json");
         write_atomic(&f, b"[1]").unwrap();
         assert_eq!(fs::read(&f).unwrap(), b"[1]");
-        assert!(!temp_of(&f).exists());
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["r.json"], "no temporary left beside it");
+        assert_ne!(temp_of(&f), temp_of(&f), "each write its own temporary");
         let e = write_atomic(&dir.path().join("no/such/r.json"), b"x")
             .unwrap_err()
             .to_string();

@@ -49,21 +49,30 @@ pub fn now_secs() -> u64 {
 use crate::opts::io::{file_part, write_atomic};
 
 impl Store {
-    /// Creates `<root>/run-<UTC stamp>[-N]/` for this invocation.
+    /// Creates `<root>/run-<UTC stamp>[-N]/` for this invocation: the first name no one has
+    /// made, claimed by making it (so two invocations started in the same second, saving under
+    /// one root, never share a directory).
     pub fn create(root: &Path) -> Result<Store> {
         let stamp = utc_stamp(now_secs());
-        let mut dir = root.join(format!("run-{stamp}"));
-        let mut i = 1;
-        while dir.exists() {
-            i += 1;
-            dir = root.join(format!("run-{stamp}-{i}"));
-        }
-        fs::create_dir_all(&dir).with_context(|| {
+        let cannot = |dir: &Path| {
             format!(
                 "cannot create the results directory {}: choose another with --out",
                 dir.display()
             )
-        })?;
+        };
+        fs::create_dir_all(root).with_context(|| cannot(root))?;
+        let mut dir = root.join(format!("run-{stamp}"));
+        let mut i = 1;
+        loop {
+            match fs::create_dir(&dir) {
+                Ok(()) => break,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    i += 1;
+                    dir = root.join(format!("run-{stamp}-{i}"));
+                }
+                Err(e) => return Err(e).with_context(|| cannot(&dir)),
+            }
+        }
         Ok(Store {
             dir,
             slots: Vec::new(),
