@@ -9,20 +9,14 @@ mod interposer;
 use std::path::{Path, PathBuf};
 
 use common::lockbench;
-use interposer::{interposer as so, locks_program, scratch};
+use interposer::{fresh, interposer as so, locks_program, scratch};
 use serde_json::Value;
 
 /// `lockbench app ARGS -- PROGRAM…` with results under a fresh directory; (exit code, stdout,
 /// stderr).
 fn app(args: &[&str], program: &[&str]) -> (Option<i32>, String, String) {
     so();
-    let out = scratch().join(format!(
-        "app-{}",
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
+    let out = fresh("app");
     let o = lockbench()
         .arg("app")
         .args(args)

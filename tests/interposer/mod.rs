@@ -45,6 +45,14 @@ pub fn scratch() -> PathBuf {
     d
 }
 
+/// A name in [`scratch`] no other call of this test process has had: `prefix` and a count
+/// (the directory is the process's own, so the names are unique without reading the clock).
+pub fn fresh(prefix: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    scratch().join(format!("{prefix}-{n}"))
+}
+
 /// `tests/c/locks.c` compiled (`cc -O2 -pthread`), or None with a printed reason when this
 /// machine has no C compiler.
 pub fn locks_program() -> Option<PathBuf> {
@@ -109,14 +117,8 @@ impl Run {
 
 /// Runs `program args` with the interposer on `lock`, and `env` besides.
 pub fn run_under(lock: &str, program: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let stats = scratch().join(format!(
-        "stats-{lock}-{}-{}.jsonl",
-        args.join("_"),
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_nanos()
-    ));
+    let mut stats = fresh(&format!("stats-{lock}-{}", args.join("_"))).into_os_string();
+    stats.push(".jsonl");
     let mut cmd = Command::new(program);
     cmd.args(args)
         .env("LD_PRELOAD", interposer())
