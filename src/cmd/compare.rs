@@ -80,7 +80,7 @@ pub fn exec(args: &Args) -> Result<i32> {
     if let Some(dir) = &args.plots {
         let md = compare::render(Format::Md, sides, fail_above, &points, only, &warnings)?;
         let path = compare_doc::write(dir, &md, &a, &b, &points)?;
-        eprintln!("compare: {}", path.display());
+        eprintln!("compare: {}", crate::opts::io::shown(&path));
     }
     if let Some(line) = compare::regressions(&points, fail_above) {
         eprintln!("error: {line}");

@@ -57,7 +57,7 @@ pub fn exec(args: &Args) -> Result<i32> {
                     "  plug-in:  ",
                     &format!(
                         "{} (ABI version {}): `--lock plugin:PATH` in run, sweep and fidelity; not verify or rmr, which need the register abstraction",
-                        p.path.display(),
+                        crate::opts::io::shown(&p.path),
                         p.abi_version
                     ),
                 )

@@ -39,6 +39,13 @@ pub fn exec(args: &Args) -> Result<i32> {
         },
         &out,
     )?;
+    // What the report writes: a directory there is bad input, found before anything is read.
+    for file in ["report.md", "report.html"] {
+        crate::opts::out::check_file("report", &out.join(file))?;
+    }
+    for dir in ["plots", "hlog"] {
+        crate::opts::out::check_dir("report", &out.join(dir))?;
+    }
     let sweep = sweep_state(&args.dir);
     let calibration = args.calibration.calibration.as_deref();
     if let Some(path) = calibration {
@@ -49,12 +56,12 @@ pub fn exec(args: &Args) -> Result<i32> {
     let w = render::render(&args.dir, &out, sweep.as_ref(), Some(&hardware))?;
     println!(
         "report: {} and {} ({} plots in {}, {} interval logs in {})",
-        w.markdown.display(),
-        out.join("report.html").display(),
+        crate::opts::io::shown(&w.markdown),
+        crate::opts::io::shown(&out.join("report.html")),
         w.plots.len(),
-        out.join("plots").display(),
+        crate::opts::io::shown(&out.join("plots")),
         w.hlogs.len(),
-        out.join("hlog").display()
+        crate::opts::io::shown(&out.join("hlog"))
     );
     Ok(0)
 }

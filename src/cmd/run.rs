@@ -46,7 +46,7 @@ fn save_baseline(args: &Args, opts: &RunArgs, dir: Option<&std::path::Path>) -> 
     let dest = baselines::save(dir, &opts.out(), name)?;
     eprintln!(
         "baseline {name} saved in {} (compare with: lockbench compare {name} DIR)",
-        dest.display()
+        crate::opts::io::shown(&dest)
     );
     Ok(())
 }

@@ -37,22 +37,22 @@ pub fn exec(args: &Args) -> Result<i32> {
                 UsageError(if e.kind() == std::io::ErrorKind::NotFound {
                     format!(
                         "{} holds no sweep (no manifest.json): give the directory a sweep wrote, or start one with `lockbench sweep CONFIG.toml`",
-                        dir.display()
+                        crate::opts::io::shown(dir)
                     )
                 } else {
-                    format!("cannot read {}: {e}; check its permissions", m_path.display())
+                    format!("cannot read {}: {e}; check its permissions", crate::opts::io::shown(&m_path))
                 })
             })?;
             let m: Manifest = serde_json::from_slice(&m_bytes).map_err(|e| {
                 UsageError(format!(
                     "{} is damaged ({e}): the sweep cannot be resumed; start it again with --out",
-                    m_path.display()
+                    crate::opts::io::shown(&m_path)
                 ))
             })?;
             let (text, path) = match given {
                 Some(p) => (
                     crate::opts::io::read_text(p, crate::opts::io::CONFIG_CAP).map_err(|e| {
-                        UsageError(format!("cannot read sweep config {}: {e}", p.display()))
+                        UsageError(format!("cannot read sweep config {}: {e}", crate::opts::io::shown(p)))
                     })?,
                     p.clone(),
                 ),
@@ -62,7 +62,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         }
         (None, Some(p)) => {
             let text = crate::opts::io::read_text(p, crate::opts::io::CONFIG_CAP).map_err(|e| {
-                UsageError(format!("cannot read sweep config {}: {e}", p.display()))
+                UsageError(format!("cannot read sweep config {}: {e}", crate::opts::io::shown(p)))
             })?;
             let dir = args.out.out.clone().unwrap_or_else(|| {
                 let name = p.file_stem().map_or("sweep".into(), |s| s.to_string_lossy().into_owned());
@@ -71,7 +71,7 @@ pub fn exec(args: &Args) -> Result<i32> {
             if dir.join("manifest.json").exists() {
                 return Err(UsageError(format!(
                     "{} already holds a sweep: finish it with --resume {0}, or choose another --out",
-                    dir.display()
+                    crate::opts::io::shown(&dir)
                 ))
                 .into());
             }

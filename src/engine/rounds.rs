@@ -44,7 +44,11 @@ impl LazyStore {
             }
             .map_err(|e| match &self.fixed {
                 Some(dir) => UsageError(format!("{}: {e:#}", crate::opts::io::shown(dir))),
-                None => UsageError(format!("{} {}: {e:#}", self.what, self.root.display())),
+                None => UsageError(format!(
+                    "{} {}: {e:#}",
+                    self.what,
+                    crate::opts::io::shown(&self.root)
+                )),
             })?;
             self.store = Some(s);
         }
@@ -260,7 +264,7 @@ fn print_header(
         plan.runs.len(),
         if rounds == 1 { "" } else { "s" },
         if opts.check() { "" } else { ", oracle off" },
-        opts.out().display()
+        crate::opts::io::shown(&opts.out())
     );
     let _ = writeln!(
         err,
@@ -454,7 +458,7 @@ impl Points<'_> {
                         ", host busy ({})",
                         l.reasons.join(", ")
                     )),
-                    path.display()
+                    crate::opts::io::shown(&path)
                 );
             }
         }
@@ -502,7 +506,8 @@ impl Points<'_> {
                 }
             }
             if let Some(dir) = store.dir() {
-                writeln!(stdout, "results saved in {}", dir.display()).map_err(stdout_failed)?;
+                writeln!(stdout, "results saved in {}", crate::opts::io::shown(dir))
+                    .map_err(stdout_failed)?;
             }
         }
         stdout.flush().map_err(stdout_failed)?;
@@ -519,9 +524,9 @@ impl Points<'_> {
                 plan.runs.len(),
                 store
                     .dir()
-                    .map_or("no directory (nothing finished)".into(), |d| d
-                        .display()
-                        .to_string())
+                    .map_or("no directory (nothing finished)".into(), |d| {
+                        crate::opts::io::shown(d)
+                    })
             );
             return Ok(Outcome {
                 code: 128 + sig,

@@ -311,7 +311,7 @@ pub fn table(r: &Report) -> String {
             out,
             "hardware coherence counts: none in {} ({}); showing the model side, against the \
              clock",
-            r.dir.display(),
+            crate::opts::io::shown(&r.dir),
             r.pmu.reason.as_deref().unwrap_or("unknown reason")
         );
     }
@@ -388,7 +388,7 @@ pub fn table(r: &Report) -> String {
             opt(c.spearman, 3),
             c.plot
                 .as_ref()
-                .map_or("-".to_string(), |p| p.display().to_string())
+                .map_or("-".to_string(), |p| crate::opts::io::shown(p))
         );
     }
     for note in &r.notes {

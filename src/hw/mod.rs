@@ -35,19 +35,19 @@ pub fn read_calibration(path: &Path) -> Result<calibrate::Calibration, UsageErro
         UsageError(format!(
             "cannot read the calibration {} ({e}); run `lockbench calibrate` first or give \
              --calibration FILE",
-            path.display()
+            crate::opts::io::shown(path)
         ))
     })?;
     let cal: calibrate::Calibration = serde_json::from_str(&text).map_err(|e| {
         UsageError(format!(
             "{} is not a lockbench calibration ({e}); run `lockbench calibrate` to make one",
-            path.display()
+            crate::opts::io::shown(path)
         ))
     })?;
     cal.validate().map_err(|e| {
         UsageError(format!(
             "{} is not a usable calibration: {e}; run `lockbench calibrate` again",
-            path.display()
+            crate::opts::io::shown(path)
         ))
     })?;
     Ok(cal)

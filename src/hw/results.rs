@@ -127,19 +127,19 @@ pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
         return Err(UsageError(format!(
             "{} is not a directory of results; give the directory `lockbench run` saved to \
              (e.g. reports/run-...)",
-            dir.display()
+            crate::opts::io::shown(dir)
         )));
     }
     let mut files = Vec::new();
     json_files(dir, &mut Visited::default(), &mut files)
-        .map_err(|e| UsageError(format!("cannot read {}: {e}", dir.display())))?;
+        .map_err(|e| UsageError(format!("cannot read {}: {e}", crate::opts::io::shown(dir))))?;
     let mut loaded = Loaded::default();
     for file in files {
         let text = crate::opts::io::read(&file, crate::opts::io::RESULTS_CAP).map_err(|e| {
             UsageError(format!(
                 "cannot read {}: {e}; check its permissions, or move it out of {}",
-                file.display(),
-                dir.display()
+                crate::opts::io::shown(&file),
+                crate::opts::io::shown(dir)
             ))
         })?;
         // A file that is not JSON, or a results.json that is not a list of runs, is damaged
@@ -148,8 +148,8 @@ pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
         let damaged = |why: String| {
             UsageError(format!(
                 "{} is damaged ({why}): measure it again, or move it out of {}",
-                file.display(),
-                dir.display()
+                crate::opts::io::shown(&file),
+                crate::opts::io::shown(dir)
             ))
         };
         let value: serde_json::Value =
@@ -170,7 +170,7 @@ pub fn load(dir: &Path) -> Result<Loaded, UsageError> {
     if loaded.runs.is_empty() {
         return Err(UsageError(format!(
             "no lockbench results in {}; give the directory `lockbench run` saved to",
-            dir.display()
+            crate::opts::io::shown(dir)
         )));
     }
     Ok(loaded)
@@ -183,7 +183,7 @@ pub fn load_modelled(dir: &Path) -> Result<Loaded, UsageError> {
     if loaded.runs.iter().all(|r| r.rmr.is_none()) {
         return Err(UsageError(format!(
             "no run in {} carries model RMRs (every rmr is null); run with --rmr cc|cc-wb|dsm",
-            dir.display()
+            crate::opts::io::shown(dir)
         )));
     }
     Ok(loaded)

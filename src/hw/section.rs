@@ -24,7 +24,11 @@ pub fn section(page: &mut Page<'_>, dir: &Path, calibration: Option<&Path>) {
         match parsed {
             Some(rs) => runs.extend(rs),
             None => {
-                let _ = writeln!(page.md, "Not drawn: {} could not be read.\n", f.display());
+                let _ = writeln!(
+                    page.md,
+                    "Not drawn: {} could not be read.\n",
+                    crate::opts::io::shown(&f)
+                );
                 return;
             }
         }
@@ -130,7 +134,7 @@ fn predictions(page: &mut Page<'_>, dir: &Path, calibration: Option<&Path>, runs
         let _ = writeln!(
             page.md,
             "Mean absolute prediction error: {e:.1}% (calibration {}).\n",
-            cal_path.display()
+            crate::opts::io::shown(cal_path)
         );
     }
 }

@@ -30,7 +30,7 @@ fn check_names(what: &str, path: &Path) -> Result<(), UsageError> {
     if let Some(c) = path.components().find(|c| c.as_os_str().len() > NAME_MAX) {
         return usage(format!(
             "{what} {}: the name {}… is longer than {NAME_MAX} bytes; choose a shorter name",
-            path.display(),
+            crate::opts::io::shown(path),
             c.as_os_str()
                 .to_string_lossy()
                 .chars()
@@ -52,15 +52,15 @@ fn check_ancestor(what: &str, path: &Path, start: &Path) -> Result<(), UsageErro
             Ok(m) if !m.is_dir() => {
                 return usage(format!(
                     "{what} {}: {} is not a directory; choose a path under a directory",
-                    path.display(),
-                    probe.display()
+                    crate::opts::io::shown(path),
+                    crate::opts::io::shown(probe)
                 ));
             }
             Ok(_) if !writable(probe) => {
                 return usage(format!(
                     "{what} {}: cannot write in {}; choose a directory you can write",
-                    path.display(),
-                    probe.display()
+                    crate::opts::io::shown(path),
+                    crate::opts::io::shown(probe)
                 ));
             }
             Ok(_) => return Ok(()),
@@ -77,7 +77,7 @@ fn check_ancestor(what: &str, path: &Path, start: &Path) -> Result<(), UsageErro
                 None => {
                     return usage(format!(
                         "{what} {}: no such place; choose a directory you can write",
-                        path.display()
+                        crate::opts::io::shown(path)
                     ))
                 }
             },
@@ -103,8 +103,8 @@ pub fn check_file(what: &str, path: &Path) -> Result<(), UsageError> {
         Ok(m) if m.is_dir() => {
             return usage(format!(
                 "{what} {}: is a directory; name a file (e.g. {}/out.json)",
-                path.display(),
-                path.display()
+                crate::opts::io::shown(path),
+                crate::opts::io::shown(path)
             ))
         }
         Ok(m) if !m.is_file() => {
@@ -118,7 +118,7 @@ pub fn check_file(what: &str, path: &Path) -> Result<(), UsageError> {
             if std::fs::OpenOptions::new().append(true).open(path).is_err() {
                 return usage(format!(
                     "{what} {}: cannot write this file; choose another",
-                    path.display()
+                    crate::opts::io::shown(path)
                 ));
             }
             return Ok(());

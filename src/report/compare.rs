@@ -442,8 +442,8 @@ pub struct Side<'a> {
 pub fn nothing_in_common(a: &Path, b: &Path) -> UsageError {
     UsageError(format!(
         "no point of {} was measured in {} too (same lock, threads, mix, cs, think, k): compare result sets of the same configuration",
-        b.display(),
-        a.display()
+        crate::opts::io::shown(b),
+        crate::opts::io::shown(a)
     ))
 }
 
@@ -489,7 +489,7 @@ pub fn render(
         let _ = writeln!(
             out,
             "{bullet}{name}: {} ({}; lockbench {})",
-            side.dir.display(),
+            crate::opts::io::shown(side.dir),
             host_line(&side.first.host),
             if side.first.build.commit.is_empty() {
                 side.first.version.clone()

@@ -38,7 +38,7 @@ pub fn sweep_state(md: &mut String, dir: &Path, state: Option<&SweepState>) {
             .map(|p| format!("`{p}`"))
             .collect::<Vec<_>>()
             .join(", "),
-        dir.display()
+        crate::opts::io::shown(dir)
     );
 }
 

@@ -236,24 +236,24 @@ pub fn load(dir: &Path) -> Result<Vec<RunResult>, UsageError> {
     if !dir.is_dir() {
         return Err(UsageError(format!(
             "{} is not a directory; give the directory `lockbench run` or `lockbench sweep` saved to (e.g. reports/run-...)",
-            dir.display()
+            crate::opts::io::shown(dir)
         )));
     }
     let files = result_files(dir);
     if files.is_empty() {
         return Err(UsageError(format!(
             "no results.json in {} or its subdirectories ({SEARCH_DEPTH} levels down); give the directory `lockbench run` or `lockbench sweep` saved to",
-            dir.display()
+            crate::opts::io::shown(dir)
         )));
     }
     let mut all: Vec<RunResult> = Vec::new();
     for f in &files {
         let text = crate::opts::io::read_text(f, crate::opts::io::RESULTS_CAP)
-            .map_err(|e| UsageError(format!("cannot read {}: {e}", f.display())))?;
+            .map_err(|e| UsageError(format!("cannot read {}: {e}", crate::opts::io::shown(f))))?;
         let runs: Vec<RunResult> = serde_json::from_str(&text).map_err(|e| {
             UsageError(format!(
                 "{} is damaged or not a lockbench results file ({e}); measure it again, or move it out of the directory given",
-                f.display()
+                crate::opts::io::shown(f)
             ))
         })?;
         let runs: Vec<RunResult> = runs.into_iter().filter(|r| !r.lock.is_empty()).collect();
@@ -277,7 +277,7 @@ pub fn load(dir: &Path) -> Result<Vec<RunResult>, UsageError> {
     if out.is_empty() {
         return Err(UsageError(format!(
             "the results in {} hold no runs; run some first",
-            dir.display()
+            crate::opts::io::shown(dir)
         )));
     }
     Ok(out)

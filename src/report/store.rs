@@ -57,7 +57,7 @@ impl Store {
         let cannot = |dir: &Path| {
             format!(
                 "cannot create the results directory {}: choose another with --out",
-                dir.display()
+                crate::opts::io::shown(dir)
             )
         };
         fs::create_dir_all(root).with_context(|| cannot(root))?;
@@ -81,8 +81,12 @@ impl Store {
 
     /// Saves into `dir` (created when missing), as a sweep does for the point it measures.
     pub fn at(dir: &Path) -> Result<Store> {
-        fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the results directory {}", dir.display()))?;
+        fs::create_dir_all(dir).with_context(|| {
+            format!(
+                "cannot create the results directory {}",
+                crate::opts::io::shown(dir)
+            )
+        })?;
         Ok(Store {
             dir: dir.to_path_buf(),
             slots: Vec::new(),

@@ -284,7 +284,7 @@ impl Sweep {
         let mut table: toml::Table = toml::from_str(text).map_err(|e| {
             UsageError(format!(
                 "malformed sweep config {}: {}",
-                path.display(),
+                crate::opts::io::shown(path),
                 crate::engine::options::one_line(e.message())
             ))
         })?;
@@ -299,7 +299,7 @@ impl Sweep {
             match v {
             Some(toml::Value::Array(a)) if a.is_empty() => Err(UsageError(format!(
                 "`{key}` = [] in {}: an empty list makes no points; give at least one value, or leave `{key}` out",
-                path.display()
+                crate::opts::io::shown(path)
             ))),
             _ => Ok(()),
         }
@@ -318,7 +318,7 @@ impl Sweep {
         if count > MAX_POINTS as u128 {
             return Err(UsageError(format!(
                 "sweep config {}: its lists make {count} points, at most {MAX_POINTS}; shorten the lists or split the sweep",
-                path.display()
+                crate::opts::io::shown(path)
             )));
         }
         let mut points = Vec::new();
@@ -356,7 +356,7 @@ impl Sweep {
         if let Some(p) = points.iter().find(|p| !seen.insert(p.id())) {
             return Err(UsageError(format!(
                 "sweep config {} lists the point {} twice: remove the repeated value",
-                path.display(),
+                crate::opts::io::shown(path),
                 p.id()
             )));
         }
@@ -525,20 +525,20 @@ mod tests {
             assert!(
                 text.starts_with("# "),
                 "{} has no header comment",
-                path.display()
+                crate::opts::io::shown(&path)
             );
             if text.contains("[[figure]]") {
                 continue; // a simulator suite (lockbench sim --paper)
             }
             let sweep = Sweep::parse(&text, &path, machine)
-                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                .unwrap_or_else(|e| panic!("{}: {e}", crate::opts::io::shown(&path)));
             let base = toml::to_string(&sweep.base).unwrap();
             let plans = validate(&sweep, &base, &path, &Limits::detect())
-                .unwrap_or_else(|e| panic!("{}: {e:#}", path.display()));
+                .unwrap_or_else(|e| panic!("{}: {e:#}", crate::opts::io::shown(&path)));
             assert!(
                 plans.iter().all(|(_, _, _, reps)| *reps > 0),
                 "{}",
-                path.display()
+                crate::opts::io::shown(&path)
             );
             checked.push(path.file_stem().unwrap().to_string_lossy().into_owned());
         }

@@ -124,7 +124,7 @@ pub fn read(dir: &Path, points: &BTreeSet<String>) -> Result<Journal> {
         Err(e) => {
             return Err(UsageError(format!(
                 "cannot read {}: {e}; check its permissions, or start a new sweep with --out",
-                path.display()
+                crate::opts::io::shown(&path)
             ))
             .into())
         }
@@ -133,7 +133,7 @@ pub fn read(dir: &Path, points: &BTreeSet<String>) -> Result<Journal> {
     if let Some((p, _)) = j.points.iter().find(|(p, _)| !points.contains(p)) {
         return Err(UsageError(format!(
             "{} holds point {p}, which the sweep's config does not have: it is not this sweep's journal; start a new sweep with --out",
-            path.display()
+            crate::opts::io::shown(&path)
         ))
         .into());
     }

@@ -87,12 +87,12 @@ fn lock(dir: &Path) -> Result<fs::File> {
         .truncate(false)
         .write(true)
         .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+        .with_context(|| format!("cannot open {}", crate::opts::io::shown(&path)))?;
     // SAFETY: flock on a descriptor this function owns.
     if unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
         return Err(UsageError(format!(
             "{} is in use by another `lockbench sweep` (or --resume) still running: wait for it to end, or give another --out",
-            dir.display()
+            crate::opts::io::shown(dir)
         ))
         .into());
     }
@@ -117,8 +117,8 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits, fs::File)> {
         if m.config_hash != sweep.hash && !dropped {
             return Err(UsageError(format!(
                 "{} changed since the sweep in {} started ({} ≠ {}): resume with the config it started with (or leave CONFIG out), or start a new sweep with --out",
-                path.display(),
-                dir.display(),
+                crate::opts::io::shown(path),
+                crate::opts::io::shown(dir),
                 sweep.hash,
                 m.config_hash
             ))
@@ -137,7 +137,7 @@ fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits, fs::File)> {
     if manifest.is_none() && dir.join("manifest.json").exists() {
         return Err(UsageError(format!(
             "{} already holds a sweep: finish it with --resume {0}, or choose another --out",
-            dir.display()
+            crate::opts::io::shown(dir)
         ))
         .into());
     }
@@ -220,7 +220,7 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
         let _ = writeln!(
             err,
             "warning: {}: {why}",
-            dir.join("points.jsonl").display()
+            crate::opts::io::shown(&dir.join("points.jsonl"))
         );
     }
     // results.json is what the journal says, whatever became of it since.
@@ -236,7 +236,7 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
         "sweep: {} points ({} done before), {total} runs to go, results in {}",
         sweep.points.len(),
         sweep.points.len() - todo.len(),
-        dir.display()
+        crate::opts::io::shown(dir)
     );
     let lines = !std::io::stderr().is_terminal();
     let bar = if lines {
@@ -292,7 +292,7 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
             let _ = writeln!(
                 err,
                 "sweep: stopped during point {id}; `lockbench sweep --resume {}` finishes it",
-                dir.display()
+                crate::opts::io::shown(dir)
             );
             // Interrupted (130 / 143, as `run`), or a run of the point failed to finish.
             return Ok(crate::runner::interrupted().map_or(1, |sig| 128 + sig));
@@ -324,7 +324,7 @@ fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> R
         journal.points.len(),
         sweep.points.len(),
         journal.results().len(),
-        dir = dir.display()
+        dir = crate::opts::io::shown(dir)
     );
     Ok(code)
 }
@@ -379,7 +379,7 @@ fn report_failures(
         bar.suspend(|| {
             eprintln!(
                 "error: point {id}: a run failed and is missing from the results; `lockbench run --config {} {}` shows why",
-                dir.join("run-config.toml").display(),
+                crate::opts::io::shown(&dir.join("run-config.toml")),
                 p.cli_flags()
             )
         });
