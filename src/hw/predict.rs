@@ -88,6 +88,7 @@ pub struct Report {
 
 /// The uncontended cost of `run`'s configuration: its 1-thread passage time (a native run
 /// preferred) less the 1-thread RMRs (of the same model) at the local cost of that thread's CPU.
+/// Below zero when the RMRs at the calibrated cost take longer than the measured passage.
 fn local_time(run: &RunResult, runs: &[RunResult], cal: &Calibration) -> Option<f64> {
     let mut key = run.config_key();
     key.5 = 1;
@@ -105,7 +106,7 @@ fn local_time(run: &RunResult, runs: &[RunResult], cal: &Calibration) -> Option<
         .find(|m| Some(&m.model) == model.as_ref())
         .map_or(0.0, |m| total_rmrs(&m));
     let (local_cost, _) = cal.cost_for(&timed.cpus());
-    Some((timed.passage_mean()? - own_rmrs * local_cost).max(0.0))
+    Some(timed.passage_mean()? - own_rmrs * local_cost)
 }
 
 /// RMRs per passage: the sum of the sections, or the total when no sections are given.
@@ -126,10 +127,19 @@ pub fn predict(runs: &[RunResult], cal: &Calibration) -> Report {
         let sections = rmr.sections();
         let total = total_rmrs(rmr);
         let (cost, basis) = cal.cost_for(&j.measured.cpus());
-        let local = local_time(j.model, runs, cal);
+        let raw_local = local_time(j.model, runs, cal);
+        // A passage shorter than its own RMRs at the calibrated cost: the uncontended time is
+        // taken as 0, and the predictions built on it say so.
+        let clamped = raw_local.is_some_and(|l| l < 0.0);
+        let local = raw_local.map(|l| l.max(0.0));
         let measured = j.measured.passage_mean();
-        let predicted = local.map(|l| l + total * cost);
         let base = j.model.threads == 1;
+        // The base row's prediction is its measurement, by construction.
+        let predicted = if base && local.is_some() {
+            measured
+        } else {
+            local.map(|l| l + total * cost)
+        };
         let error = match (predicted, measured) {
             (Some(p), Some(m)) if m > 0.0 && !base => Some((p - m) / m * 100.0),
             _ => None,
@@ -138,6 +148,11 @@ pub fn predict(runs: &[RunResult], cal: &Calibration) -> Report {
             Some("no 1-thread run of this configuration in the directory for the local cost")
         } else if measured.is_none() {
             Some("no measured passage time")
+        } else if clamped && !base {
+            Some(
+                "the 1-thread passage is shorter than its model RMRs at the calibrated local cost: \
+                 the uncontended time is taken as 0, so this prediction is the RMRs' cost alone",
+            )
         } else {
             None
         };
@@ -302,6 +317,7 @@ mod tests {
             load_ns: vec![vec![1.0, 100.0], vec![100.0, 1.0]],
             store_ns: vec![vec![1.0, 100.0], vec![100.0, 1.0]],
             rmw_ns: vec![vec![1.0, 100.0], vec![100.0, 1.0]],
+            iqr_ns: vec![],
             notes: vec![],
         }
     }
@@ -354,6 +370,41 @@ mod tests {
         let text = table(&r);
         assert!(
             text.contains("+29.6%") && text.contains("base") && text.contains("overall: 29.6%"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_base_shorter_than_its_rmrs_is_predicted_as_measured_and_its_others_say_so() {
+        // 2.1 ns at 1 thread against 4 RMRs at the local 1 ns: the raw uncontended time is
+        // below zero.
+        let runs = vec![
+            run(r#"{"lock": "t", "threads": 1, "passage_ns": {"mean": 2.1},
+                    "per_thread": [{"cpu": 0}],
+                    "rmr": {"model": "cc", "per_passage_mean": 4}}"#),
+            run(r#"{"lock": "t", "threads": 2, "passage_ns": {"mean": 300},
+                    "per_thread": [{"cpu": 0}, {"cpu": 1}],
+                    "rmr": {"model": "cc", "per_passage_mean": 2}}"#),
+        ];
+        let r = predict(&runs, &cal());
+        let one = &r.predictions[0];
+        assert!(one.base);
+        assert_eq!(one.predicted_ns, one.measured_ns);
+        assert_eq!(one.predicted_ns, Some(2.1));
+        assert_eq!(one.local_ns, Some(0.0));
+        let two = &r.predictions[1];
+        // 0 + 2 × 100.
+        assert_eq!(two.predicted_ns, Some(200.0));
+        assert!(
+            two.note.as_deref().unwrap().contains("taken as 0"),
+            "{two:?}"
+        );
+        let text = table(&r);
+        let base_row = text
+            .lines()
+            .find(|l| l.starts_with("t ") && l.contains("base"));
+        assert!(
+            base_row.is_some_and(|l| l.matches("2.1").count() == 2),
             "{text}"
         );
     }
