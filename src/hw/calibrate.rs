@@ -81,6 +81,11 @@ pub struct Calibration {
     pub store_ns: Vec<Vec<f64>>,
     /// Atomic RMW of a line the column CPU modified, ns.
     pub rmw_ns: Vec<Vec<f64>>,
+    /// The spread of each cell over its rounds: the interquartile range, ns, as
+    /// `[load, store, rmw]` matrices of the same shape (empty in calibrations saved before
+    /// spreads were kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub iqr_ns: Vec<Vec<Vec<f64>>>,
     /// What the reader should know (noise, restrictions).
     pub notes: Vec<String>,
 }
@@ -96,6 +101,17 @@ impl Calibration {
             Op::Store => &self.store_ns,
             Op::Rmw => &self.rmw_ns,
         }
+    }
+
+    /// Whether the spread of every cell is known (calibrations saved before spreads were kept
+    /// have none).
+    pub fn spread_known(&self) -> bool {
+        let n = self.cpus.len();
+        self.iqr_ns.len() == 3
+            && self
+                .iqr_ns
+                .iter()
+                .all(|m| m.len() == n && m.iter().all(|row| row.len() == n))
     }
 
     /// Checks the shapes after loading a file.
@@ -291,10 +307,20 @@ impl Lines {
     }
 }
 
-/// Median of samples (sorted in place).
-fn median(samples: &mut [f64]) -> f64 {
+/// Median and interquartile range of samples (sorted in place).
+fn median_iqr(samples: &mut [f64]) -> (f64, f64) {
     samples.sort_by(|a, b| a.total_cmp(b));
-    crate::metrics::stats::median_sorted(samples)
+    let quartile = |q: f64| {
+        if samples.is_empty() {
+            f64::NAN
+        } else {
+            samples[((samples.len() - 1) as f64 * q).round() as usize]
+        }
+    };
+    (
+        crate::metrics::stats::median_sorted(samples),
+        quartile(0.75) - quartile(0.25),
+    )
 }
 
 /// Spins until `flag` holds `want`; fails after [`STALL`] without it.
@@ -321,13 +347,13 @@ fn pin(cpu: usize) -> Result<()> {
 }
 
 /// The local cost of each operation on `cpu`: one thread, lines already in its own cache.
-fn measure_local(cpu: usize, s: &Settings) -> Result<[f64; 3]> {
+fn measure_local(cpu: usize, s: &Settings) -> Result<[(f64, f64); 3]> {
     std::thread::scope(|scope| {
         scope
             .spawn(|| {
                 pin(cpu)?;
                 let lines = Lines::new(s.lines, 0x5eed ^ cpu as u64);
-                let mut out = [0.0; 3];
+                let mut out = [(0.0, 0.0); 3];
                 for (o, op) in Op::ALL.into_iter().enumerate() {
                     let mut samples = Vec::with_capacity(s.rounds);
                     for round in 0..WARMUP_ROUNDS + s.rounds {
@@ -337,7 +363,7 @@ fn measure_local(cpu: usize, s: &Settings) -> Result<[f64; 3]> {
                             samples.push(ns);
                         }
                     }
-                    out[o] = median(&mut samples);
+                    out[o] = median_iqr(&mut samples);
                 }
                 Ok(out)
             })
@@ -347,7 +373,7 @@ fn measure_local(cpu: usize, s: &Settings) -> Result<[f64; 3]> {
 }
 
 /// The transfer cost of each operation when CPU `a` accesses lines CPU `b` prepared.
-fn measure_pair(a: usize, b: usize, s: &Settings) -> Result<[f64; 3]> {
+fn measure_pair(a: usize, b: usize, s: &Settings) -> Result<[(f64, f64); 3]> {
     let lines = Lines::new(s.lines, (a as u64) << 20 | b as u64);
     let turn = CachePadded::new(AtomicU64::new(0));
     let per_op = WARMUP_ROUNDS + s.rounds;
@@ -365,7 +391,7 @@ fn measure_pair(a: usize, b: usize, s: &Settings) -> Result<[f64; 3]> {
         });
         // a: time the operation, then hand back. Operations interleave, so a burst of noise
         // hits all three alike.
-        let accessor = scope.spawn(|| -> Result<[f64; 3]> {
+        let accessor = scope.spawn(|| -> Result<[(f64, f64); 3]> {
             pin(a)?;
             let mut samples: [Vec<f64>; 3] = Default::default();
             for round in 0..total {
@@ -381,7 +407,7 @@ fn measure_pair(a: usize, b: usize, s: &Settings) -> Result<[f64; 3]> {
                 }
                 turn.store(2 * round + 2, Ordering::Release);
             }
-            Ok(samples.map(|mut v| median(&mut v)))
+            Ok(samples.map(|mut v| median_iqr(&mut v)))
         });
         let costs = accessor
             .join()
@@ -406,10 +432,11 @@ pub fn measure(s: &Settings) -> Result<Calibration> {
         vec![vec![0.0; n]; n],
         vec![vec![0.0; n]; n],
     ];
+    let mut iqr = vec![vec![vec![0.0; n]; n]; 3];
     for (i, &a) in s.cpus.iter().enumerate() {
         let local = measure_local(a, s)?;
         for o in 0..3 {
-            m[o][i][i] = local[o];
+            (m[o][i][i], iqr[o][i][i]) = local[o];
         }
     }
     for (i, &a) in s.cpus.iter().enumerate() {
@@ -417,7 +444,7 @@ pub fn measure(s: &Settings) -> Result<Calibration> {
             if i != j {
                 let costs = measure_pair(a, b, s)?;
                 for o in 0..3 {
-                    m[o][i][j] = costs[o];
+                    (m[o][i][j], iqr[o][i][j]) = costs[o];
                 }
             }
         }
@@ -444,6 +471,7 @@ pub fn measure(s: &Settings) -> Result<Calibration> {
         load_ns,
         store_ns,
         rmw_ns,
+        iqr_ns: iqr,
         notes,
     })
 }
@@ -524,21 +552,39 @@ pub fn table(c: &Calibration) -> String {
         c.lines,
         c.rounds
     );
-    for op in Op::ALL {
+    let spread = c.spread_known();
+    if spread {
+        let _ = writeln!(
+            out,
+            "each cell: the median over the rounds ± half their interquartile range, as % of the median"
+        );
+    }
+    for (o, op) in Op::ALL.into_iter().enumerate() {
         let _ = writeln!(
             out,
             "\n{} (row: accessing CPU; column: the other CPU; diagonal: local access)",
             op.describe()
         );
+        let width = if spread { 16 } else { 9 };
         let _ = write!(out, "{:>8}", "");
         for cpu in &c.cpus {
-            let _ = write!(out, "{:>9}", format!("cpu{cpu}"));
+            let _ = write!(out, "{:>width$}", format!("cpu{cpu}"));
         }
         let _ = writeln!(out);
         for (i, row) in c.matrix(op).iter().enumerate() {
             let _ = write!(out, "{:>8}", format!("cpu{}", c.cpus[i]));
-            for v in row {
-                let _ = write!(out, "{v:>9.1}");
+            for (j, v) in row.iter().enumerate() {
+                let cell = if spread {
+                    let q = c.iqr_ns[o][i][j];
+                    if *v > 0.0 {
+                        format!("{v:.1} (±{:.0}%)", q / 2.0 / v * 100.0)
+                    } else {
+                        format!("{v:.1} (-)")
+                    }
+                } else {
+                    format!("{v:.1}")
+                };
+                let _ = write!(out, "{cell:>width$}");
             }
             let _ = writeln!(out);
         }
@@ -588,8 +634,35 @@ mod tests {
                 vec![90.0, 3.0, 120.0],
                 vec![120.0, 120.0, 3.0],
             ],
+            iqr_ns: vec![],
             notes: vec![],
         }
+    }
+
+    #[test]
+    fn the_table_gives_each_cell_its_spread_when_known() {
+        let mut c = sample();
+        assert!(!table(&c).contains('±'), "{}", table(&c));
+        c.iqr_ns = vec![
+            vec![vec![0.2; 3]; 3],
+            vec![vec![6.0; 3]; 3],
+            vec![vec![9.0; 3]; 3],
+        ];
+        let text = table(&c);
+        // load cpu0 → cpu2: 60 ± 0.1 is 0%; store cpu0 → cpu2: 30 ± 3 is 10%.
+        assert!(
+            text.contains("60.0 (±0%)") && text.contains("30.0 (±10%)"),
+            "{text}"
+        );
+        let json = serde_json::to_string(&c).unwrap();
+        let back: Calibration = serde_json::from_str(&json).unwrap();
+        assert!(back.spread_known());
+    }
+
+    #[test]
+    fn median_and_interquartile_range() {
+        let mut v = vec![5.0, 1.0, 4.0, 2.0, 3.0];
+        assert_eq!(median_iqr(&mut v), (3.0, 2.0));
     }
 
     #[test]
