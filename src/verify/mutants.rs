@@ -101,6 +101,26 @@ pub struct MutantResult {
     pub kind: Option<String>,
     /// The replay string of the kill.
     pub replay: Option<String>,
+    /// How hard it was tried: the scheduler, its seed and PCT depth, the passages per
+    /// process, and the (processes, critical-section steps) rungs run, in order.
+    pub tried: Tried,
+}
+
+/// The settings a mutant was explored with.
+#[derive(Clone, Debug, Serialize)]
+pub struct Tried {
+    /// `pct`, `random` or `both`.
+    pub scheduler: String,
+    /// The first seed (each rung's schedules follow from it).
+    pub seed: u64,
+    /// PCT change points.
+    pub pct_depth: usize,
+    /// Passages per process.
+    pub passages: usize,
+    /// Schedules per rung.
+    pub schedules_per_rung: usize,
+    /// (processes, critical-section steps) of each rung run, in order.
+    pub rungs: Vec<(usize, usize)>,
 }
 
 /// The settings a mutant is tried at, in order: thread counts smallest first (every problem
@@ -148,8 +168,17 @@ pub fn run(chosen: &Chosen, base: &VerifyOptions, quiet: bool) -> Result<MutantR
         cs_steps: None,
         kind: None,
         replay: None,
+        tried: Tried {
+            scheduler: format!("{:?}", base.scheduler).to_lowercase(),
+            seed: base.seed,
+            pct_depth: base.pct_depth.max(m.at_least.1),
+            passages: base.passages.max(m.at_least.0),
+            schedules_per_rung: base.schedules,
+            rungs: Vec::new(),
+        },
     };
     for (n, cs_steps) in ladder(&e, base.cs_steps) {
+        result.tried.rungs.push((n, cs_steps));
         let mut o = base.clone();
         o.threads = n;
         o.k = VerifyOptions::default_k(n);
@@ -182,15 +211,31 @@ pub fn score(results: &[MutantResult]) -> (usize, usize) {
     (killed, counted)
 }
 
-/// The table `verify --mutants` prints.
+/// The table `verify --mutants` prints: columns as wide as their widest cell. A killed row's
+/// `n` and `cs` are the killing run's; a survivor's are every rung it was tried at, and its
+/// `schedules` all it explored.
 pub fn table(results: &[MutantResult]) -> String {
+    use crate::table::{Align, Table};
     use std::fmt::Write;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<15} {:<27} {:<7} {:<9} {:>9} {:>3} {:>3}  what broke / why equivalent",
-        "lock", "mutant", "line", "result", "schedules", "n", "cs"
-    );
+    let mut t = Table::new(|i| match i {
+        4..=9 => Align::Right,
+        _ => Align::Left,
+    });
+    t.row([
+        "lock",
+        "mutant",
+        "line",
+        "result",
+        "schedules",
+        "n",
+        "cs",
+        "passages",
+        "seed",
+        "depth",
+        "what broke / why equivalent",
+    ])
+    .rule();
     for r in results {
         let verdict = if r.killed {
             "killed"
@@ -211,25 +256,52 @@ pub fn table(results: &[MutantResult]) -> String {
                 .unwrap_or(a.len());
             a[..end].to_string()
         };
-        let _ = writeln!(
-            out,
-            "{:<15} {:<27} {:<7} {:<9} {:>9} {:>3} {:>3}  {}",
-            r.lock,
-            r.mutant,
-            r.line,
-            verdict,
-            r.schedules_to_kill
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "-".into()),
-            r.threads
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "-".into()),
-            r.cs_steps
-                .map(|s| s.to_string())
-                .unwrap_or_else(|| "-".into()),
-            why
-        );
+        let listed = |f: fn(&(usize, usize)) -> usize| {
+            let mut seen: Vec<usize> = Vec::new();
+            for x in r.tried.rungs.iter().map(f) {
+                if !seen.contains(&x) {
+                    seen.push(x);
+                }
+            }
+            seen.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let (schedules, n, cs) = if r.killed {
+            (
+                r.schedules_to_kill.map_or("-".into(), |s| s.to_string()),
+                r.threads.map_or("-".into(), |s| s.to_string()),
+                r.cs_steps.map_or("-".into(), |s| s.to_string()),
+            )
+        } else {
+            (
+                r.schedules_run.to_string(),
+                listed(|r| r.0),
+                listed(|r| r.1),
+            )
+        };
+        t.row([
+            r.lock.clone(),
+            r.mutant.clone(),
+            r.line.clone(),
+            verdict.to_string(),
+            schedules,
+            n,
+            cs,
+            r.tried.passages.to_string(),
+            r.tried.seed.to_string(),
+            r.tried.pct_depth.to_string(),
+            why,
+        ]);
     }
+    out.push_str(&t.render());
+    let _ = writeln!(
+        out,
+        "schedules: explored up to the kill (killed) or in all (otherwise); n, cs: processes and \
+         critical-section steps of the killing run, or every setting tried; seed: the first \
+         seed; depth: PCT change points"
+    );
     let (killed, counted) = score(results);
     let _ = writeln!(
         out,
