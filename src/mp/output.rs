@@ -125,11 +125,30 @@ pub fn render(results: &[MpResult], format: Format) -> String {
         t.row(row);
     }
     out.push_str(&t.render());
+    if !results.is_empty() {
+        out.push_str(&legend(results[0].runtime == "sim"));
+    }
     out.push_str(&waits(results));
     out.push_str(&lemma6(results));
     out.push_str(&recovery(results));
     out.push_str(&multi_type(results));
     out
+}
+
+/// What each column of the table holds, with its unit.
+fn legend(sim: bool) -> String {
+    let (unit, per) = if sim {
+        ("simulated time units", "time unit")
+    } else {
+        ("ms", "ms")
+    };
+    format!(
+        "n: processes; m: session types; msg/req: messages between distinct processes per request, mean;\n\
+         max: their most for one request; size: integers per message, mean; wait: request → entry, {unit}, mean;\n\
+         hops: that wait in message hops (simulator, n ≤ 64); sync: last exit with someone waiting → next entry,\n\
+         {unit}, mean; thrpt: critical sections per {per}; inside: processes inside while anyone is, mean/most;\n\
+         safety: ok, N VIOL (safety violations) or STUCK (no progress); wall s: the run's wall-clock seconds\n"
+    )
 }
 
 /// Per run of multi-type requests (seed 003 §5.1): unnecessary blocking and two hops.
