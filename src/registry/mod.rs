@@ -165,8 +165,37 @@ pub fn lookup(name: &str) -> Result<LockEntry, UsageError> {
         return plugin::entry(path);
     }
     find(name).ok_or_else(|| {
+        let hint = nearest(name, installed().entries().iter().map(|e| e.info.name))
+            .map(|n| format!(" (did you mean `{n}`?)"))
+            .unwrap_or_default();
         UsageError(format!(
-            "unknown lock {name:?}: `lockbench list` shows the names"
+            "unknown lock {name:?}{hint}: `lockbench list` shows the names"
         ))
     })
+}
+
+/// The name closest to `name` by edit distance, if within a third of its length (at least 1).
+fn nearest<'a>(name: &str, names: impl Iterator<Item = &'a str>) -> Option<&'a str> {
+    let distance = |a: &str, b: &str| {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut diagonal = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let next = (row[j + 1] + 1)
+                    .min(row[j] + 1)
+                    .min(diagonal + usize::from(ca != *cb));
+                diagonal = row[j + 1];
+                row[j + 1] = next;
+            }
+        }
+        row[b.len()]
+    };
+    let limit = (name.chars().count() / 3).max(1);
+    names
+        .map(|n| (distance(&name.to_lowercase(), n), n))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, n)| n)
 }
