@@ -193,7 +193,47 @@ fn summary(rows: &[Row]) -> String {
     format!("{} claims: {}", rows.len(), parts.join(", "))
 }
 
-/// The ledger as an aligned table, then each row's reason and check.
+/// `text` in lines of at most `width` characters, broken at spaces (a longer word is cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let len = line.chars().count();
+            let room = if len == 0 {
+                width
+            } else {
+                width.saturating_sub(len + 1)
+            };
+            if word.len() <= room {
+                if len > 0 {
+                    line.push(' ');
+                }
+                line.extend(word.iter());
+                break;
+            }
+            if len > 0 {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            let rest = word.split_off(width);
+            lines.push(word.into_iter().collect());
+            word = rest;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// Widest a column of the terminal table may be: place, paper, ours (the whole text of each is
+/// in the JSON, the Markdown and docs/claims.md), so a row fits in about 120 columns.
+const WRAP: [usize; 3] = [12, 26, 44];
+
+/// The ledger as an aligned table (long cells wrapped onto more lines), then each row's reason
+/// and check.
 pub fn table(rows: &[Row]) -> String {
     let mut t = Table::new(|_| Align::Left);
     t.row(["id", "place", "paper", "ours", "verdict"]);
@@ -204,13 +244,23 @@ pub fn table(rows: &[Row]) -> String {
             t.gap();
         }
         last = &r.paper_id;
-        t.row([
-            r.id.clone(),
-            r.place.clone(),
-            r.paper.clone(),
-            r.ours.clone(),
-            r.verdict.word().to_string(),
-        ]);
+        let cells = [
+            wrap(&r.place, WRAP[0]),
+            wrap(&r.paper, WRAP[1]),
+            wrap(&r.ours, WRAP[2]),
+        ];
+        let height = cells.iter().map(Vec::len).max().unwrap_or(1);
+        for i in 0..height {
+            let cell = |c: &Vec<String>| c.get(i).cloned().unwrap_or_default();
+            let first = |s: String| if i == 0 { s } else { String::new() };
+            t.row([
+                first(r.id.clone()),
+                cell(&cells[0]),
+                cell(&cells[1]),
+                cell(&cells[2]),
+                first(r.verdict.word().to_string()),
+            ]);
+        }
     }
     let mut out = t.render();
     out.push_str(&format!("\n{}\n", summary(rows)));
