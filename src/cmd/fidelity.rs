@@ -119,8 +119,9 @@ pub fn exec(args: &Args) -> Result<i32> {
     if let Some(pairs) = &args.boundary {
         let pairs = boundary_pairs(pairs)?;
         crate::opts::out::check_dir("--out", &out_dir)?;
-        let store = Store::create(&out_dir)
-            .map_err(|e| UsageError(format!("--out {}: {e:#}", out_dir.display())))?;
+        let store = Store::create(&out_dir).map_err(|e| {
+            UsageError(format!("--out {}: {e:#}", crate::opts::io::shown(&out_dir)))
+        })?;
         crate::runner::catch_interrupts();
         return boundary(
             &pairs,
@@ -133,7 +134,7 @@ pub fn exec(args: &Args) -> Result<i32> {
     }
     crate::opts::out::check_dir("--out", &out_dir)?;
     let store = Store::create(&out_dir)
-        .map_err(|e| UsageError(format!("--out {}: {e:#}", out_dir.display())))?;
+        .map_err(|e| UsageError(format!("--out {}: {e:#}", crate::opts::io::shown(&out_dir))))?;
     crate::runner::catch_interrupts();
     let sampling = args
         .harness
@@ -154,11 +155,11 @@ pub fn exec(args: &Args) -> Result<i32> {
     );
     // Nothing saved (refused midway, or interrupted before a point finished): no directory.
     let _ = std::fs::remove_dir(store.dir());
-    let points = points?;
+    let (points, busy) = points?;
     let Some(sig) = crate::runner::interrupted() else {
         print!(
             "{}",
-            render(&points, format, rounds, duration, sampling, &store)?
+            render(&points, &busy, format, rounds, duration, sampling, &store)?
         );
         return Ok(0);
     };
@@ -167,14 +168,14 @@ pub fn exec(args: &Args) -> Result<i32> {
     if measured > 0 {
         print!(
             "{}",
-            render(&points, format, rounds, duration, sampling, &store)?
+            render(&points, &busy, format, rounds, duration, sampling, &store)?
         );
     }
     eprintln!(
         "interrupted: {measured} of {} points saved in {}",
         entries.len() * threads.len(),
         if measured > 0 {
-            store.dir().display().to_string()
+            crate::opts::io::shown(store.dir())
         } else {
             "no directory (nothing finished)".into()
         }
@@ -280,7 +281,10 @@ fn boundary_table(
             p.range_ns
         ));
     }
-    out.push_str(&format!("results saved in {}\n", store.dir().display()));
+    out.push_str(&format!(
+        "results saved in {}\n",
+        crate::opts::io::shown(store.dir())
+    ));
     out
 }
 
@@ -318,8 +322,10 @@ fn check_limits(args: &Args, duration: Duration, warmup: Duration, rounds: usize
 }
 
 /// The table (or JSON) of the points.
+#[allow(clippy::too_many_arguments)]
 fn render(
     points: &[FidelityPoint],
+    busy: &[Option<String>],
     format: Format,
     rounds: usize,
     duration: Duration,
@@ -353,10 +359,15 @@ fn render(
         out.push('\n');
         out.push_str(&"-".repeat(header.chars().count()));
         out.push('\n');
-        for f in points {
+        for (i, f) in points.iter().enumerate() {
+            let flagged = busy.get(i).is_some_and(Option::is_some);
             out.push_str(&format!(
                 "{:<18} {:>3}  {:<10}  {:>12}  {:>6}  {:>12}  {:<30} {:>6}  {:>13}\n",
-                f.lock,
+                if flagged {
+                    format!("{} !", f.lock)
+                } else {
+                    f.lock.clone()
+                },
                 f.threads,
                 f.oracle,
                 rate(f.bare_per_sec),
@@ -368,7 +379,20 @@ fn render(
                     .map_or("-".to_string(), |ns| format!("{ns:.2}")),
             ));
         }
-        out.push_str(&format!("results saved in {}\n", store.dir().display()));
+        if let Some(why) = busy.iter().flatten().next() {
+            out.push_str(&format!(
+                "! measured on a busy host ({why}{}): its figures may be other work's, not the harness's; repeat on an idle machine\n",
+                if busy.iter().flatten().count() > 1 {
+                    ", for the first"
+                } else {
+                    ""
+                }
+            ));
+        }
+        out.push_str(&format!(
+            "results saved in {}\n",
+            crate::opts::io::shown(store.dir())
+        ));
     }
     Ok(out)
 }

@@ -104,8 +104,12 @@ struct PointLoad {
 /// `noop` at one thread, then every lock at every thread count, harness against bare loop in
 /// interleaved rounds; progress on stderr; the points saved in `store` as each finishes, with
 /// the host's load over each (a busy host is warned about, before the first point and after
-/// each point it disturbed).
-pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>> {
+/// each point it disturbed). Beside each point: what kept the host busy while it ran (the
+/// `noop` point: before it), or None.
+pub fn measure_all(
+    f: &FidelityPlan,
+    store: &Store,
+) -> Result<(Vec<FidelityPoint>, Vec<Option<String>>)> {
     let (placement, sampling) = (f.placement, f.sampling);
     let err = &mut std::io::stderr();
     let mut points = Vec::new();
@@ -115,6 +119,8 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
     let before = LoadSample::take(true);
     std::thread::sleep(Duration::from_millis(100));
     let load = before.until(&LoadSample::take(false), 0, cpus);
+    let busy_of = |l: &Load| l.busy.then(|| l.reasons.join(", "));
+    let mut busy = vec![busy_of(&load)];
     if load.busy {
         let _ = writeln!(
             err,
@@ -161,6 +167,7 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
                     String::new()
                 }
             );
+            busy.push(busy_of(&load));
             loads.push(PointLoad {
                 lock: point.lock.clone(),
                 threads: t,
@@ -171,21 +178,21 @@ pub fn measure_all(f: &FidelityPlan, store: &Store) -> Result<Vec<FidelityPoint>
             store.save_json("fidelity-load.json", &loads)?;
         }
     }
-    let busy: Vec<Load> = loads
+    let busy_loads: Vec<Load> = loads
         .iter()
         .map(|l| l.load.clone())
         .filter(|l| l.busy)
         .collect();
-    if let Some(w) = Load::worst(&busy) {
+    if let Some(w) = Load::worst(&busy_loads) {
         let _ = writeln!(
             err,
             "warning: {} of {} points were measured on a busy host (worst: {}); their loads are in fidelity-load.json",
-            busy.len(),
+            busy_loads.len(),
             loads.len(),
             w.reasons.join(", ")
         );
     }
-    Ok(points)
+    Ok((points, busy))
 }
 
 /// The plug-in boundary: one lock compiled in against the same lock built as a C plug-in, each
