@@ -153,8 +153,10 @@ fn thread_plans(
     for &t in &thread_counts {
         let over = t > cpus_available;
         if over && !opts.oversubscribe {
-            let what = match opts.pin() {
-                PinMode::Physical if !opts.smt => "physical cores",
+            let what = match (opts.pin(), cpus_available) {
+                (PinMode::Physical, 1) if !opts.smt => "physical core",
+                (PinMode::Physical, _) if !opts.smt => "physical cores",
+                (_, 1) => "CPU",
                 _ => "CPUs",
             };
             return usage(format!(
@@ -171,7 +173,8 @@ fn thread_plans(
         };
         if over {
             own.push(format!(
-                "{t} threads on {cpus_available} CPUs: oversubscribed, waiting with {}{}",
+                "{t} threads on {cpus_available} CPU{}: oversubscribed, waiting with {}{}",
+                if cpus_available == 1 { "" } else { "s" },
                 policy.name(),
                 if opts.wait.is_none() {
                     " (the default when oversubscribed)"

@@ -74,7 +74,7 @@ fn intro(md: &mut String, dir: &Path, runs: &[RunResult]) {
     let _ = writeln!(
         md,
         "Results: `{}` — {} points, lockbench {}.  ",
-        dir.display(),
+        crate::opts::io::shown(dir),
         runs.len(),
         first.version
     );
@@ -212,7 +212,7 @@ fn notes(md: &mut String, runs: &[RunResult], hlogs: &[PathBuf]) {
         let _ = writeln!(
             md,
             "Entry-latency histograms of every point are in `hlog/` as HdrHistogram interval logs (values in ns), e.g. `{}`.",
-            hlogs[0].display()
+            crate::opts::io::shown(&hlogs[0])
         );
     }
 }
@@ -225,8 +225,11 @@ pub fn host_line(host: &Host) -> String {
     }
     if host.logical_cpus > 0 {
         parts.push(format!(
-            "{} cores / {} CPUs",
-            host.physical_cores, host.logical_cpus
+            "{} core{} / {} CPU{}",
+            host.physical_cores,
+            if host.physical_cores == 1 { "" } else { "s" },
+            host.logical_cpus,
+            if host.logical_cpus == 1 { "" } else { "s" }
         ));
     }
     if let Some(k) = &host.kernel {
