@@ -276,7 +276,7 @@ fn point_warnings(
         let count = acc.latency.as_ref().map_or(0, |l| l.entry.len());
         if count < 10 {
             warnings.push(format!(
-                "latency percentiles rest on {count} timed passage{}: lower --latency-sample or measure longer",
+                "latency percentiles rest on {count} timed passage{}: time more with --latency-sample 1 or a longer --duration",
                 if count == 1 { "" } else { "s" }
             ));
         }

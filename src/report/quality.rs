@@ -127,7 +127,9 @@ pub fn assess(r: &RunResult) -> Quality {
                 q.push(
                     "thin-percentile",
                     field,
-                    format!("{name} rests on {n} samples (needs ≥ {need}, about 10 beyond it)"),
+                    format!(
+                        "{name} rests on {n} samples (needs ≥ {need}, about 10 beyond it): time more with --latency-sample 1 or a longer --duration"
+                    ),
                 );
             }
         }
