@@ -128,7 +128,7 @@ PY
         -e 's/ in [0-9.]+ s$/ in T s/' "$out"/*.out "$out"/*.err
     # The tables' timings and speeds (a later binary may add a speed column).
     sed -i -E -e 's/( +[0-9]+\.[0-9]+){2,3}(  paper:.*|  FAILURES)?$/ T\2/' \
-        -e 's/  wall s   run s(  Mev\/s)?$/  TIMES/' "$out/sim-paper.out"
+        -e 's/  wall s   run s(  Mev\/s)?$/  TIMES/' "$out/sim-paper.out" "$out/sims/paper-json.err"
     sed -i -E -e 's/( ok| [0-9]+ VIOL| STUCK)( +[0-9]+\.[0-9]+){1,2}$/\1 T/' \
         -e 's/ safety  wall s(  Mev\/s)?$/ safety  TIMES/' -e '/^[- ]+$/d' "$out"/sim*.out
 }
