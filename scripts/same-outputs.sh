@@ -13,6 +13,54 @@ cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# Every figure of every algorithm on the simulator, as JSON (its timings dropped): small and
+# large n (above 64 receipts are deferred and broadcasts bundled), several seeds, exponential
+# and constant delays, FIFO channels or not, crashes, multi-type requests, and a paper suite.
+sims() {
+    local o=$1/sims
+    mkdir -p "$o"
+    sj() { local name=$1; shift; "$bin" sim --format json "$@" >"$o/$name.json" 2>"$o/$name.err"; echo $? >"$o/$name.rc"; }
+    local algos=suzuki-kasami,ricart-agrawala,token-gme,token-gme-fifo,token-gme-bounded,ra1,ra2
+    for seed in 1 2 3; do
+        sj "all-small-$seed" --algo "$algos" --n 9 --m 4 --requests 40 --seed "$seed"
+        sj "all-large-$seed" --algo "$algos" --n 80 --m 10 --requests 15 --seed "$seed"
+        sj "const-large-$seed" --algo "$algos" --n 72 --m 6 --requests 12 --cd const:7 \
+            --ncs const:30 --cs const:15 --seed "$seed"
+    done
+    sj tg-big --algo token-gme,ra2 --n 150 --m 50 --requests 20 --seed 4
+    sj tg-hot0 --algo token-gme,token-gme-fifo,ra2 --n 100 --m 2 --ncs 0 --cs 0 --requests 25
+    sj tg-cd0 --algo token-gme,ra2 --n 90 --m 10 --cd 0 --requests 15 --seed 5
+    sj zipf --algo token-gme,ra2 --n 70 --mix zipf:8:1.2 --requests 15 --seed 6
+    sj non-fifo --algo token-gme,ricart-agrawala,ra1,ra2 --n 70 --m 5 --requests 15 --non-fifo
+    sj non-fifo-const --algo token-gme,ra2 --n 12 --m 3 --requests 30 --non-fifo --cd uniform:1,9
+    sj local --algo lmutin,lkcs --n 12 --requests 30 --topology ring --l 1 --k 3
+    sj local-grid --algo lmutin,lkcs --n 16 --requests 20 --topology grid --l 1 --k 3 --seed 2
+    sj crash-small --algo token-gme,token-gme-fifo --n 10 --m 3 --requests 40 --crash 3@200 \
+        --crash 7@900
+    sj crash-large --algo token-gme --n 80 --m 5 --requests 10 --crash 5@100 --seed 2
+    sj multi --algo token-gme,token-gme-fifo,token-gme-bounded --n 12 --m 6 --requests 30 \
+        --types-per-request 3
+    sj multi-large --algo token-gme --n 80 --m 8 --requests 10 --types-per-request 2 --seed 3
+    sj seeds --algo token-gme,ra2 --n 66 --m 20 --requests 10 --seeds 3 --seed 9
+    "$bin" sim --paper "$out/paper.toml" --format json --jobs 2 >"$o/paper-json.json" 2>"$o/paper-json.err"
+    python3 - "$o" <<'PY'
+import glob, json, sys
+def strip(v):
+    if isinstance(v, dict):
+        return {k: strip(x) for k, x in v.items()
+                if k not in ("wall_seconds", "elapsed_secs", "events_per_sec", "seconds")}
+    if isinstance(v, list):
+        return [strip(x) for x in v]
+    return v
+for f in glob.glob(sys.argv[1] + "/*.json"):
+    try:
+        v = json.load(open(f))
+    except ValueError:
+        continue
+    json.dump(strip(v), open(f, "w"), indent=1, sort_keys=True)
+PY
+}
+
 capture() {
     local bin=$1 out=$2
     mkdir -p "$out"
@@ -46,6 +94,7 @@ compare = ["token-gme", "ra2"]
 paper = "a"
 T
     run sim-paper sim --paper "$out/paper.toml" --jobs 1
+    sims "$out"
     run report report tests/fixtures/compare/a --out "$out/rep"
     run compare compare tests/fixtures/compare/a tests/fixtures/compare/b
     run compare-json compare tests/fixtures/compare/a tests/fixtures/compare/b --format json
@@ -75,8 +124,13 @@ PY
     rm -rf "$out/runs" "$out/fid" "$out/quick" "$out/run.json" "$out/fid.json"
     # Wall-clock figures and the capture's own directory are not behaviour.
     sed -i -E -e "s#$out#OUT#g" -e 's/"(elapsed_secs|wall_seconds)": [0-9.e-]+/"\1": T/' \
+        -e '/"events_per_sec": /d' \
         -e 's/ in [0-9.]+ s$/ in T s/' "$out"/*.out "$out"/*.err
-    sed -i -E 's/( +[0-9]+\.[0-9]) +[0-9]+\.[0-9]$/ T T/' "$out/sim-paper.out"
+    # The tables' timings and speeds (a later binary may add a speed column).
+    sed -i -E -e 's/( +[0-9]+\.[0-9]+){2,3}(  paper:.*|  FAILURES)?$/ T\2/' \
+        -e 's/  wall s   run s(  Mev\/s)?$/  TIMES/' "$out/sim-paper.out" "$out/sims/paper-json.err"
+    sed -i -E -e 's/( ok| [0-9]+ VIOL| STUCK)( +[0-9]+\.[0-9]+){1,2}$/\1 T/' \
+        -e 's/ safety  wall s(  Mev\/s)?$/ safety  TIMES/' -e '/^[- ]+$/d' "$out"/sim*.out
 }
 
 capture "$1" "$work/old"

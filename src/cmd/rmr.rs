@@ -6,7 +6,7 @@ use clap::Args as ClapArgs;
 use crate::error::UsageError;
 use crate::opts::{CsStepsOpt, Format, FormatOpt, KOpt, LockOpt, PassagesOpt, SeedOpt, ThreadsOpt};
 use crate::registry::{lookup, registry, LockEntry};
-use crate::rmr::{run_one, table, RmrOptions};
+use crate::rmr::{run_all, table, RmrOptions};
 
 /// Options of `rmr`.
 #[derive(ClapArgs, Debug)]
@@ -39,6 +39,10 @@ pub struct Args {
     /// other victims and spinning them.
     #[arg(long, value_name = "TRIES", default_value_t = crate::rmr::DEFAULT_SEARCH)]
     pub search: usize,
+    /// Runs at once, one per thread (0: one per CPU): the cells and the schedules an
+    /// adversarial search tries. Results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    pub jobs: usize,
     /// `--passages`: per process (default 3).
     #[command(flatten)]
     pub passages: PassagesOpt,
@@ -93,8 +97,7 @@ pub fn exec(args: &Args) -> Result<i32> {
     let format = args
         .format
         .pick("rmr", &[Format::Table, Format::Json], Format::Table)?;
-    let mut reports = Vec::new();
-    let mut failed = false;
+    let mut cells = Vec::new();
     for e in &entries {
         for &n in &threads {
             for &model in &args.model {
@@ -105,17 +108,22 @@ pub fn exec(args: &Args) -> Result<i32> {
                     o.k = k;
                     o.cs_steps = args.cs_steps.get();
                     o.search = args.search;
-                    match run_one(e, &o) {
-                        Ok(r) => {
-                            failed |= r.within_bound == Some(false);
-                            reports.push(r);
-                        }
-                        Err(msg) => {
-                            eprintln!("error: {msg}");
-                            failed = true;
-                        }
-                    }
+                    cells.push((e, o));
                 }
+            }
+        }
+    }
+    let mut reports = Vec::new();
+    let mut failed = false;
+    for r in run_all(&cells, args.jobs) {
+        match r {
+            Ok(r) => {
+                failed |= r.within_bound == Some(false);
+                reports.push(r);
+            }
+            Err(msg) => {
+                eprintln!("error: {msg}");
+                failed = true;
             }
         }
     }

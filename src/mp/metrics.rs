@@ -501,6 +501,8 @@ pub struct MpResult {
     pub events: u64,
     /// Wall-clock seconds.
     pub wall_seconds: f64,
+    /// Simulator: events run per wall-clock second (its speed; null on other runtimes).
+    pub events_per_sec: Option<f64>,
     /// Safety violations seen (checked at every event).
     pub safety_violations: u64,
     /// The first violations, described.

@@ -228,6 +228,12 @@ pub trait Algorithm: Send + std::fmt::Debug {
     fn passive(&self, _msg: &Self::Msg) -> bool {
         false
     }
+    /// A passive receipt applied late by the simulator, the message lent rather than given
+    /// (one message serves every receiver of a broadcast): the same effect as
+    /// [`Algorithm::on_message`] with a copy of `msg`, which the default makes.
+    fn on_passive(&mut self, rt: &mut dyn Runtime<Self::Msg>, from: Pid, msg: &Self::Msg) {
+        self.on_message(rt, from, msg.clone());
+    }
     /// A state variable outside the domain the algorithm claims for it (seed 003 §5.2.3's
     /// bounded sequence numbers), described; the simulator looks after every event of this
     /// process and counts each answer as a safety violation. The default claims nothing.

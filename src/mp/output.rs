@@ -95,12 +95,14 @@ pub fn render(results: &[MpResult], format: Format) -> String {
                     "STUCK".into()
                 },
                 format!("{:.2}", r.wall_seconds),
+                r.events_per_sec
+                    .map_or("-".into(), |e| format!("{:.1}", e / 1e6)),
             ]
         })
         .collect();
     let head = [
         "algo", "n", "m", "seed", "msg/req", "max", "size", "wait", "hops", "sync", "thrpt",
-        "inside", "safety", "wall s",
+        "inside", "safety", "wall s", "Mev/s",
     ];
     let mut out = String::new();
     if let Some(r) = results.first() {

@@ -442,6 +442,8 @@ struct Point {
     results: Vec<PointResult>,
     wall_seconds: f64,
     run_seconds: f64,
+    /// Events the point's runs ran.
+    events: u64,
 }
 
 fn each_point(
@@ -519,7 +521,7 @@ fn figure_header(fig: &Figure, seeds: usize) -> String {
     for m in Metric::ALL {
         s.push_str(&format!("  {:<21}", m.short()));
     }
-    s.push_str("  wall s   run s\n");
+    s.push_str("  wall s   run s  Mev/s\n");
     s
 }
 
@@ -544,9 +546,12 @@ fn point_line(p: &Point) -> String {
             quotes.push(format!("{} {v} {verdict}", r.metric.short()));
         }
     }
+    // Events per second of the runs' own time (whatever the jobs).
     s.push_str(&format!(
-        "  {:>6.1}  {:>6.1}",
-        p.wall_seconds, p.run_seconds
+        "  {:>6.1}  {:>6.1}  {:>5.1}",
+        p.wall_seconds,
+        p.run_seconds,
+        p.events as f64 / p.run_seconds.max(1e-9) / 1e6
     ));
     if !quotes.is_empty() {
         s.push_str(&format!("  paper: {}", quotes.join(", ")));
@@ -646,6 +651,7 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Poi
         results: results_of,
         wall_seconds: started.elapsed().as_secs_f64(),
         run_seconds: results.iter().map(|r| r.wall_seconds).sum(),
+        events: results.iter().map(|r| r.events).sum(),
     })
 }
 

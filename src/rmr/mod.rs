@@ -10,6 +10,7 @@
 //! a figure over N.
 
 pub mod fit;
+mod jobs;
 pub mod search;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -28,7 +29,8 @@ use crate::table::{Align, Table};
 
 pub use crate::locks::{Bound, Direction};
 pub use fit::{fit, Fit, Growth};
-pub use search::{candidates, worst, Candidate, Tried, Worst, DEFAULT_SEARCH};
+pub use jobs::run_all;
+pub use search::{candidates, worst, Candidate, Tried, Try, Worst, DEFAULT_SEARCH};
 
 /// The schedule of an `rmr` run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -168,14 +170,7 @@ pub struct RmrReport {
 /// Runs `entry` for `o.threads` processes on the gated counting memory under `o.schedule`
 /// (adversarial: [`worst`]).
 pub fn run_one(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
-    let c = match o.schedule {
-        ScheduleKind::RoundRobin => Candidate::RoundRobin,
-        ScheduleKind::Random => Candidate::Random(o.seed),
-        ScheduleKind::Pct => Candidate::Pct(o.seed),
-        ScheduleKind::Adversarial => return worst(entry, o),
-    };
-    let (sched, detail) = c.schedule(o.threads, o.passages);
-    run_with(entry, o, sched, detail, c.label(), None)
+    run_all(&[(entry, o.clone())], 1).pop().expect("one cell")
 }
 
 /// One run of `entry` under `sched`; `target` is the process an adversarial schedule works

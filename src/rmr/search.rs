@@ -12,7 +12,7 @@
 
 use serde::Serialize;
 
-use super::{run_with, RmrOptions, RmrReport};
+use super::{RmrOptions, RmrReport, ScheduleKind};
 use crate::mem::gate::{Greedy, Kind, Pct, ProcView, Random, RoundRobin, Schedule, SplitMix};
 use crate::registry::LockEntry;
 
@@ -200,41 +200,90 @@ impl Schedule for Spinning {
     }
 }
 
-/// The paper's scripted worst case for `entry` at `o.threads`, if its file gives one: the
-/// schedule, its description and its `found_by` (the victim is process N−1).
-fn scripted(entry: &LockEntry, o: &RmrOptions) -> Option<(Box<dyn Schedule>, String, String)> {
-    let w = (entry.info.worst_case)(o.threads, o.passages)?;
-    Some((Box::new(w.script), w.detail.into(), w.found_by.into()))
+/// One run a cell of `rmr` makes: the schedule alone (round-robin, random, PCT), the
+/// paper's script, or one schedule of the adversarial search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Try {
+    /// A non-adversarial schedule: its run is the cell's report.
+    Plain(Candidate),
+    /// The paper's scripted worst case (the victim is process N−1).
+    Scripted,
+    /// A schedule of the search.
+    Search(Candidate),
 }
 
-/// The worst case of `entry` under `o` (whatever `o.schedule` says): the paper's script where
-/// there is one, else the largest passage of the search over [`candidates`] with `o.search`
-/// extra tries. The report's schedule is `adversarial`; `found_by` names the schedule that
-/// reached the maximum, `worst` says `proven` or `found`, `tried` lists every try.
-pub fn worst(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
-    let mut o = o.clone();
-    o.schedule = super::ScheduleKind::Adversarial;
-    if let Some((sched, detail, found_by)) = scripted(entry, &o) {
-        let victim = o.threads - 1;
-        let mut r = run_with(entry, &o, sched, detail, found_by, Some(victim))?;
-        r.worst = Some(Worst::Proven);
-        r.tried = vec![Tried {
-            schedule: r.found_by.clone(),
-            max_rmr_per_passage: r.max_rmr_per_passage,
-        }];
-        return Ok(r);
+impl Try {
+    /// The schedule, its description, its `found_by` and the process it works against.
+    pub fn schedule(
+        self,
+        entry: &LockEntry,
+        o: &RmrOptions,
+    ) -> (Box<dyn Schedule>, String, String, Option<usize>) {
+        match self {
+            Try::Plain(c) => {
+                let (sched, detail) = c.schedule(o.threads, o.passages);
+                (sched, detail, c.label(), None)
+            }
+            Try::Search(c) => {
+                let (sched, detail) = c.schedule(o.threads, o.passages);
+                (sched, detail, c.label(), c.victim())
+            }
+            Try::Scripted => {
+                let w = (entry.info.worst_case)(o.threads, o.passages)
+                    .expect("a script where Try::Scripted was chosen");
+                (
+                    Box::new(w.script),
+                    w.detail.into(),
+                    w.found_by.into(),
+                    Some(o.threads - 1),
+                )
+            }
+        }
     }
-    let mut best: Option<RmrReport> = None;
-    let mut tried = Vec::new();
-    let mut elapsed = 0.0;
-    for c in candidates(o.threads, o.seed, o.search) {
-        let (sched, detail) = c.schedule(o.threads, o.passages);
-        let r = run_with(entry, &o, sched, detail, c.label(), c.victim())?;
-        elapsed += r.elapsed_secs;
-        tried.push(Tried {
+}
+
+/// The runs a cell `o` of `entry` makes, and the options they run under: one schedule, or
+/// for `adversarial` the paper's script where there is one, else the search over
+/// [`candidates`] with `o.search` extra tries.
+pub fn tries(entry: &LockEntry, o: &RmrOptions) -> (RmrOptions, Vec<Try>) {
+    let plain = match o.schedule {
+        ScheduleKind::RoundRobin => Candidate::RoundRobin,
+        ScheduleKind::Random => Candidate::Random(o.seed),
+        ScheduleKind::Pct => Candidate::Pct(o.seed),
+        ScheduleKind::Adversarial => {
+            let list = if (entry.info.worst_case)(o.threads, o.passages).is_some() {
+                vec![Try::Scripted]
+            } else {
+                candidates(o.threads, o.seed, o.search)
+                    .into_iter()
+                    .map(Try::Search)
+                    .collect()
+            };
+            return (o.clone(), list);
+        }
+    };
+    (o.clone(), vec![Try::Plain(plain)])
+}
+
+/// A cell's report from its runs (`list`, as [`tries`] gave it): a plain run as it is; the
+/// script's, `proven`; else the largest passage of the search (ties to the earlier),
+/// `found`, with the search's time summed. Every try is listed. The first failed run is the
+/// cell's error.
+pub fn pick_worst(list: &[Try], runs: Vec<Result<RmrReport, String>>) -> Result<RmrReport, String> {
+    let runs = runs.into_iter().collect::<Result<Vec<_>, _>>()?;
+    if matches!(list, [Try::Plain(_)]) {
+        return Ok(runs.into_iter().next().expect("one run"));
+    }
+    let tried: Vec<Tried> = runs
+        .iter()
+        .map(|r| Tried {
             schedule: r.found_by.clone(),
             max_rmr_per_passage: r.max_rmr_per_passage,
-        });
+        })
+        .collect();
+    let elapsed: f64 = runs.iter().map(|r| r.elapsed_secs).sum();
+    let mut best: Option<RmrReport> = None;
+    for r in runs {
         if best
             .as_ref()
             .is_none_or(|b| r.max_rmr_per_passage > b.max_rmr_per_passage)
@@ -242,9 +291,26 @@ pub fn worst(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
             best = Some(r);
         }
     }
-    let mut r = best.expect("at least one candidate");
-    r.worst = Some(Worst::Found);
+    let mut r = best.expect("at least one run");
+    r.worst = Some(if list == [Try::Scripted] {
+        Worst::Proven
+    } else {
+        Worst::Found
+    });
     r.tried = tried;
     r.elapsed_secs = elapsed;
     Ok(r)
+}
+
+/// The worst case of `entry` under `o` (whatever `o.schedule` says): the paper's script where
+/// there is one, else the largest passage of the search over [`candidates`] with `o.search`
+/// extra tries, run one after another. The report's schedule is `adversarial`; `found_by`
+/// names the schedule that reached the maximum, `worst` says `proven` or `found`, `tried`
+/// lists every try.
+pub fn worst(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
+    let mut o = o.clone();
+    o.schedule = ScheduleKind::Adversarial;
+    super::jobs::run_all(&[(entry, o)], 1)
+        .pop()
+        .expect("one cell")
 }

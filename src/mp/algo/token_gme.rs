@@ -415,6 +415,22 @@ impl Algorithm for TokenGme {
             )
     }
 
+    /// A passive REQUEST or RELEASE without copying it: the instance-0 path of
+    /// [`Algorithm::on_message`] (no recovery under way), else that handler on a copy.
+    fn on_passive(&mut self, rt: &mut dyn Runtime<TgMsg>, from: Pid, msg: &TgMsg) {
+        match *msg {
+            TgMsg::Request(num, ty) if self.ft.is_none() => {
+                self.on_request_msg(rt, from, num, ty, &[])
+            }
+            TgMsg::Release(s) if self.ft.is_none() => {
+                self.on_release(s);
+                self.count_release(rt);
+                self.progress(rt);
+            }
+            _ => self.on_message(rt, from, msg.clone()),
+        }
+    }
+
     /// Bounded variant: §5.2.3's domains (none for the unbounded one).
     fn out_of_domain(&self) -> Option<String> {
         self.domain_violation()

@@ -155,13 +155,20 @@ impl<M: Message> Deferred<M> {
             let l = inbox[i];
             if self.before(l, p, key) {
                 inbox.swap_remove(i);
-                let (from, msg) = self.open(l.letter);
                 let mut rt = Quiet {
                     me: p,
                     n: self.n,
                     now: f64::from_bits(l.t),
                 };
-                proc_.on_message(&mut rt, from, msg);
+                // Applied with the letter's message lent, then the letter let go.
+                let letter = &mut self.letters[l.letter as usize];
+                let msg = letter.msg.as_ref().expect("a letter with readers");
+                proc_.on_passive(&mut rt, letter.from as Pid, msg);
+                letter.refs -= 1;
+                if letter.refs == 0 {
+                    letter.msg = None;
+                    self.free_letters.push(l.letter);
+                }
                 applied += 1;
             } else {
                 i += 1;

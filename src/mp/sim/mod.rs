@@ -124,6 +124,7 @@ fn run_inner<A: Algorithm>(
     }
     let mut r = result(cfg, core, events, liveness);
     r.wall_seconds = wall.elapsed().as_secs_f64();
+    r.events_per_sec = Some(r.events as f64 / r.wall_seconds.max(1e-9));
     r
 }
 
@@ -482,6 +483,7 @@ mod tests {
     fn without_wall(r: &MpResult) -> serde_json::Value {
         let mut v = serde_json::to_value(r).unwrap();
         v["wall_seconds"] = 0.into();
+        v["events_per_sec"] = 0.into();
         v
     }
 

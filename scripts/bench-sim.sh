@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The simulator's speed, so that a regression shows: each point's wall time and events per
+# second (the median of ROUNDS runs, with the lowest and highest), then the rmr all-locks
+# adversarial sweep's time. Not a test: times on a loaded machine move; compare two binaries
+# side by side (BIN=old scripts/bench-sim.sh; BIN=new scripts/bench-sim.sh) in the same hour.
+#   scripts/bench-sim.sh [ROUNDS] [quick|full]   (default 3 rounds, quick)
+# quick: n = 100 and 200 points (seconds); full: also Fig. 6(f)'s n = 500 point alone and with
+# RA2 beside it, and the rmr sweep (minutes). BIN defaults to target/release/lockbench.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+size=${2:-quick}
+bin=${BIN:-target/release/lockbench}
+[ -x "$bin" ] || { echo "no $bin: build it (cargo build --release) or set BIN" >&2; exit 2; }
+points=(
+    "token-gme n=100|--algo token-gme --n 100 --requests 500"
+    "token-gme n=200|--algo token-gme --n 200 --requests 500"
+    "ra2 n=100 m=50|--algo ra2 --n 100 --m 50 --requests 500"
+    "token-gme n=40 m=2 crash|--algo token-gme --n 40 --m 2 --requests 500 --crash 3@5000"
+)
+if [ "$size" = full ]; then
+    points+=(
+        "token-gme n=500|--algo token-gme --n 500 --requests 500"
+        "token-gme,ra2 n=500 m=50|--algo token-gme,ra2 --n 500 --m 50 --requests 500 --seed 1"
+    )
+fi
+printf '%-32s %10s %10s %10s %12s\n' point "wall s" "min s" "max s" "Mev/s"
+for p in "${points[@]}"; do
+    name=${p%%|*}
+    read -r -a args <<<"${p#*|}"
+    for _ in $(seq "$rounds"); do
+        s=$(date +%s.%N)
+        "$bin" sim "${args[@]}" --jobs 1 --format json >"${TMPDIR:-/tmp}/bench-sim.$$.json" || true
+        e=$(date +%s.%N)
+        python3 - "$s" "$e" "${TMPDIR:-/tmp}/bench-sim.$$.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[3]))
+ev = sum(r["events"] for r in rows)
+run = sum(r["wall_seconds"] for r in rows)
+print(float(sys.argv[2]) - float(sys.argv[1]), ev / run / 1e6)
+PY
+    done | sort -n | awk -v name="$name" '
+        { w[NR] = $1; r[NR] = $2 }
+        END { m = int((NR + 1) / 2); printf "%-32s %10.2f %10.2f %10.2f %12.1f\n", name, w[m], w[1], w[NR], r[m] }'
+done
+rm -f "${TMPDIR:-/tmp}/bench-sim.$$.json"
+if [ "$size" = full ]; then
+    s=$(date +%s.%N)
+    "$bin" rmr --lock all --schedule adversarial --threads 2,4,8,16,32 --model cc,dsm \
+        --format json >/dev/null || true
+    e=$(date +%s.%N)
+    printf '%-32s %10.2f\n' "rmr all adversarial" "$(echo "$e - $s" | bc)"
+fi
