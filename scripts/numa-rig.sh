@@ -74,7 +74,7 @@ for pol in local interleave node:3; do
 done
 if [ $validate = 1 ]; then
   echo "rig: validate-server.sh --quick"
-  LOCKBENCH=/bin/lockbench VALIDATE_RUN_ARGS="--wait yield" VALIDATE_LOCKS="ticket,std-mutex,mcs,lamport-bakery" \
+  LOCKBENCH=/bin/lockbench VALIDATE_RUN_ARGS="--wait yield" VALIDATE_LOCKS="ticket,std-mutex,mcs,lamport-bakery" VALIDATE_CALIBRATE="--cpus 0,4,8,12" \
     bash /scripts/validate-server.sh --quick \$out/validate >\$out/validate.log 2>&1
   echo "rig: validate exit \$?"
 fi

@@ -82,7 +82,8 @@ if fid:
         md.append(f"| {p.get('lock')} | {p.get('threads')} | {'-' if ratio is None else f'{ratio:.3f}'} |")
     md.append("")
 else:
-    md.append("fidelity did not run.\n")
+    md.append("fidelity gave no figure:\n")
+    md.append("```\n" + (text("fidelity.log") or "not run") + "\n```\n")
 
 unsafe, stalled = [], []
 unavailable = {}

@@ -234,3 +234,49 @@ fn a_node_that_is_not_there_is_refused() {
     ]);
     assert!(err.contains("no NUMA node 4095"), "{err}");
 }
+
+#[test]
+fn a_sweep_takes_cpus_as_a_key_and_counts_cores_within_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("s.toml");
+    std::fs::write(
+        &config,
+        "lock = [\"ticket\"]\nthreads = [\"cores\"]\ncpus = \"1\"\npin = \"scatter\"\npassages = 50\nwarmup = \"0s\"\nrepeat = 1\n",
+    )
+    .unwrap();
+    let out = dir.path().join("sweep");
+    common::lockbench()
+        .args([
+            "sweep",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let mut seen = 0;
+    for e in walk(&out) {
+        if e.file_name().is_some_and(|n| n == "results.json") {
+            for r in common::results(e.parent().unwrap()) {
+                assert_eq!(r["threads"], 1, "\"cores\" within cpus = \"1\" is one core");
+                assert_eq!(r["per_thread"][0]["cpu"], 1);
+                assert_eq!(r["cpus"], "1");
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 0, "no results under {}", out.display());
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
