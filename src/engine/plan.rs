@@ -39,6 +39,8 @@ pub(crate) struct Plan {
     pub runs: Vec<Planned>,
     pub threads: Vec<ThreadPlan>,
     pub placement: Vec<usize>,
+    /// Where each CPU of `placement` is (core, node, socket), in the same order.
+    pub places: Vec<crate::runner::placement::Place>,
     /// Every warning, printed once before anything runs.
     pub warnings: Vec<String>,
 }
@@ -47,18 +49,133 @@ pub(crate) struct Plan {
 fn plan(opts: &RunArgs, topo: &Topology) -> Result<Plan, UsageError> {
     let mut warnings = Vec::new();
     let (explicit, baseline) = chosen_locks(opts, &mut warnings)?;
+    let restricted;
+    let topo = match &opts.cpus {
+        Some(list) => {
+            restricted = restrict_to(topo, list, &opts.name("cpus"))?;
+            &restricted
+        }
+        None => topo,
+    };
     if opts.smt && !topo.smt() {
         warnings.push("--smt on a machine without SMT siblings: nothing changes".into());
     }
+    if opts.cpus.is_some() && opts.pin() == PinMode::None {
+        warnings.push(format!(
+            "{} with --pin none: threads are not pinned, so they may run on any CPU",
+            opts.name("cpus")
+        ));
+    }
+    if let Some(crate::mem::placement::MemPolicy::Node(n)) = opts.mem_policy {
+        let known: Vec<usize> = topo.numa_nodes.iter().map(|(n, _)| *n).collect();
+        if !known.is_empty() && !known.contains(&n) {
+            return usage(format!(
+                "{} node:{n}: there is no NUMA node {n} here (nodes: {})",
+                opts.name("mem-policy"),
+                crate::runner::topology::format_cpu_list(&known)
+            ));
+        }
+    }
+    if opts.mem_policy.is_some() && opts.pin() == PinMode::None {
+        warnings.push(format!(
+            "{} with --pin none: threads are not pinned, so their nodes are unknown and every register goes where the policy puts shared ones",
+            opts.name("mem-policy")
+        ));
+    }
     let placement = topo.placement(opts.pin(), opts.smt);
+    let places = placement
+        .iter()
+        .filter_map(|&c| crate::runner::placement::place_of(topo, c))
+        .collect();
     let threads = thread_plans(opts, topo, &placement, &mut warnings)?;
     let runs = plan_runs(opts, &threads, &explicit, &baseline, &mut warnings)?;
     Ok(Plan {
         runs,
         threads,
         placement,
+        places,
         warnings,
     })
+}
+
+/// The memory plan of a run of `threads` threads under `opts`'s `--mem-policy`.
+pub(crate) fn mem_plan(
+    opts: &RunArgs,
+    plan: &Plan,
+    threads: usize,
+) -> Option<crate::runner::spec::MemPlan> {
+    let policy = opts.mem_policy?;
+    let thread_nodes = (0..threads)
+        .map(|t| {
+            let cpu = crate::runner::topology::cpu_for(&plan.placement, t)?;
+            plan.places.iter().find(|p| p.cpu == cpu)?.node
+        })
+        .collect();
+    Some(crate::runner::spec::MemPlan {
+        policy,
+        thread_nodes,
+    })
+}
+
+/// What a reader must know of how the lock's pages were placed: the kernel refused, or some
+/// pages hold registers of processes on different nodes.
+pub(crate) fn placed_warning(placed: Option<crate::mem::placement::Placed>) -> Vec<String> {
+    let Some(p) = placed else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if let Some(e) = p.error {
+        out.push(format!(
+            "--mem-policy: the kernel refused to bind the lock's pages ({e}); they stay where first touched"
+        ));
+    }
+    if p.misplaced > 0 {
+        out.push(format!(
+            "--mem-policy: {} of {} pages of the lock are not on the node the policy names (the kernel did not move them)",
+            p.misplaced, p.pages
+        ));
+    }
+    if p.mixed > 0 {
+        out.push(format!(
+            "--mem-policy local: {} of {} pages hold registers of processes on different nodes (each went to its first register's owner's node)",
+            p.mixed, p.pages
+        ));
+    }
+    out
+}
+
+/// Fills each thread's core, node and socket from the places of the plan's CPUs.
+pub(crate) fn annotate(
+    per_thread: &mut [crate::report::result::ThreadResult],
+    places: &[crate::runner::placement::Place],
+) {
+    for t in per_thread {
+        if let Some(place) = t.cpu.and_then(|c| places.iter().find(|p| p.cpu == c)) {
+            t.core = Some(place.core);
+            t.node = place.node;
+            t.socket = Some(place.socket);
+        }
+    }
+}
+
+/// `topo` limited to the CPUs of `list` (`--cpus`), each of which must be one this process may
+/// use.
+pub(crate) fn restrict_to(topo: &Topology, list: &str, what: &str) -> Result<Topology, UsageError> {
+    let cpus = crate::runner::topology::parse_cpu_list(list)
+        .map_err(|e| UsageError(format!("{what}: {e}")))?;
+    if cpus.is_empty() {
+        return usage(format!(
+            "{what} is empty: name CPUs such as 0-3, or leave it out"
+        ));
+    }
+    if let Some(bad) = cpus.iter().find(|&&c| topo.cpu(c).is_none()) {
+        let all: Vec<usize> = topo.cpus.iter().map(|c| c.id).collect();
+        return usage(format!(
+            "{what}: CPU {bad} is not one this process may use (allowed: {})",
+            crate::runner::topology::format_cpu_list(&all)
+        ));
+    }
+    Ok(topo.restrict(&cpus))
 }
 
 /// The locks `opts` names (None for `all`) and the baseline, with what deserves a warning.
@@ -153,16 +270,20 @@ fn thread_plans(
     for &t in &thread_counts {
         let over = t > cpus_available;
         if over && !opts.oversubscribe {
-            let what = match (opts.pin(), cpus_available) {
-                (PinMode::Physical, 1) if !opts.smt => "physical core",
-                (PinMode::Physical, _) if !opts.smt => "physical cores",
-                (_, 1) => "CPU",
+            let spread = matches!(
+                opts.pin(),
+                PinMode::Physical | PinMode::Compact | PinMode::Scatter
+            );
+            let what = match (spread && !opts.smt, cpus_available) {
+                (true, 1) => "physical core",
+                (true, _) => "physical cores",
+                (false, 1) => "CPU",
                 _ => "CPUs",
             };
             return usage(format!(
                 "{t} threads but only {cpus_available} {what} to place them on: pass --oversubscribe \
                  (threads then share cores and wait with spin-then-yield){} or fewer --threads",
-                if opts.pin() == PinMode::Physical && !opts.smt && topo.smt() { ", --smt" } else { "" }
+                if opts.pin() != PinMode::Logical && opts.pin() != PinMode::None && !opts.smt && topo.smt() { ", --smt" } else { "" }
             ));
         }
         let mut own = Vec::new();

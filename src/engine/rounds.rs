@@ -327,6 +327,7 @@ fn run_specs(
                 stall_timeout: opts.stall_timeout(),
                 seed: opts.seed(),
                 rmr: opts.rmr,
+                mem: crate::engine::plan::mem_plan(opts, plan, p.threads),
                 ..RunSpec::new(p.entry.subject(), p.threads, opts.stop())
             };
             (spec, tp.oversubscribed)
@@ -363,7 +364,7 @@ impl Points<'_> {
     fn result(&self, i: usize) -> RunResult {
         let p = &self.plan.runs[i];
         let base = self.base_of[i].map(|b| (self.plan.runs[b].entry.info.name, &self.accs[b]));
-        summarize(
+        let mut result = summarize(
             p,
             &self.specs[i].0,
             &self.accs[i],
@@ -371,7 +372,19 @@ impl Points<'_> {
             self.plan.threads[p.at].warnings.clone(),
             base.filter(|(_, b)| !b.reps.is_empty()),
             self.specs[i].1,
-        )
+        );
+        crate::engine::plan::annotate(&mut result.per_thread, &self.plan.places);
+        let placed = self.accs[i].reps.iter().find_map(|(_, r)| r.placed.clone());
+        result.mem_pages = placed.as_ref().map(|p| crate::report::result::MemPages {
+            bound: p.pages,
+            misplaced: p.misplaced,
+            mixed: p.mixed,
+            error: p.error.clone(),
+        });
+        result
+            .warnings
+            .extend(crate::engine::plan::placed_warning(placed));
+        result
     }
 
     /// Every run once per round, shuffled; returns (repetitions attempted, planned).

@@ -158,6 +158,9 @@ pub(crate) fn summarize(
         throughput_vs_baseline_differs: vs_base.and_then(|e| e.interval).map(|i| !i.contains(1.0)),
         pin: format!("{:?}", opts.pin()).to_lowercase(),
         smt: opts.smt,
+        cpus: opts.cpus.clone(),
+        mem_policy: opts.mem_policy.map(|m| m.to_string()),
+        mem_pages: None,
         oversubscribed,
         wait_policy: spec.policy.name().to_string(),
         cs_ns: opts.cs().as_nanos() as u64,
@@ -214,6 +217,7 @@ impl ThreadFigures {
                 } else {
                     0.0
                 },
+                ..ThreadResult::default()
             })
             .collect();
         let windows: Vec<f64> = per_thread.iter().map(|t| t.window_ns).collect();

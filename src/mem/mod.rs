@@ -12,6 +12,7 @@ pub mod cell;
 pub mod counting;
 pub mod gate;
 pub mod native;
+pub mod placement;
 pub mod schedule;
 pub mod scheduled;
 pub mod tally;

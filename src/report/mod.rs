@@ -9,6 +9,7 @@ mod csv;
 pub mod figures;
 pub mod hlog;
 mod html;
+pub mod nodes;
 pub mod plots;
 pub mod quality;
 pub mod quality_md;
@@ -400,6 +401,7 @@ impl Exporter for Table {
         }
         out.push_str(&counters_section(results));
         out.push_str(&trace_section(results));
+        out.push_str(&nodes::table_section(results));
         out
     }
 }

@@ -57,6 +57,7 @@ pub fn render(
         section(&mut page, dir);
     }
     page.written.hlogs = hlog::write_run_logs(&runs, out)?;
+    super::nodes::markdown(&mut page.md, &runs);
     every_point(&mut page.md, &runs);
     super::quality_md::flags(&mut page.md, &runs);
     notes(&mut page.md, &runs, &page.written.hlogs);

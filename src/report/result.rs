@@ -43,6 +43,12 @@ pub struct ThreadResult {
     pub thread: usize,
     /// CPU it was pinned to (null: not pinned).
     pub cpu: Option<usize>,
+    /// That CPU's physical core (the lowest CPU id of the core; null: not pinned).
+    pub core: Option<usize>,
+    /// That CPU's NUMA node (null: not pinned, or no node reported).
+    pub node: Option<usize>,
+    /// That CPU's package (socket; null: not pinned).
+    pub socket: Option<usize>,
     /// Measured passages.
     pub passages: u64,
     /// Its measured window, ns.
@@ -51,6 +57,20 @@ pub struct ThreadResult {
     /// Its passages per second over its own window.
     #[serde(deserialize_with = "null_as_nan")]
     pub rate_per_sec: f64,
+}
+
+/// The lock's pages under a memory policy (first repetition).
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(default)]
+pub struct MemPages {
+    /// Pages bound.
+    pub bound: usize,
+    /// Pages not on a node the policy names, as `move_pages` read them back.
+    pub misplaced: usize,
+    /// Pages (under `local`) holding registers of processes on different nodes.
+    pub mixed: usize,
+    /// What the kernel said when it refused, if it did.
+    pub error: Option<String>,
 }
 
 /// One round's figures of a run.
@@ -179,6 +199,14 @@ pub struct RunResult {
     pub pin: String,
     /// SMT siblings used.
     pub smt: bool,
+    /// The CPUs the run was limited to (`--cpus`; null: every CPU the process may use).
+    pub cpus: Option<String>,
+    /// Where the lock's registers were placed (`--mem-policy`: local, interleave, node:N;
+    /// null: the kernel's first touch, no binding).
+    pub mem_policy: Option<String>,
+    /// What binding the lock's pages under `mem_policy` did, read back with `move_pages`
+    /// (null without a policy).
+    pub mem_pages: Option<MemPages>,
     /// More threads than CPUs.
     pub oversubscribed: bool,
     /// How waiting threads waited.
@@ -308,6 +336,9 @@ mod tests {
             per_thread: vec![ThreadResult {
                 thread: 0,
                 cpu: Some(1),
+                core: Some(1),
+                node: Some(0),
+                socket: Some(0),
                 passages: 3,
                 window_ns: 2.0,
                 rate_per_sec: 1.5,

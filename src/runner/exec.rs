@@ -71,7 +71,15 @@ where
     let n = spec.threads;
     let params = Params::new(spec.slots.max(n), spec.k, spec.policy);
     let abort = params.abort.clone();
-    let shared = Arc::new(Shared::new(spec, build(&params)));
+    let (lock, regions) = crate::mem::placement::record(|| build(&params));
+    let shared = Arc::new(Shared::new(spec, lock));
+    let placed = spec.mem.as_ref().map(|m| {
+        let block = (
+            Arc::as_ptr(&shared) as usize,
+            std::mem::size_of::<Shared<L>>(),
+        );
+        m.apply(&regions, block)
+    });
     let rx = launch(&shared, kind)?;
     let mut watched = watch(&shared, kind, &rx, &abort);
     if let Some(msg) = watched.outs.iter().find_map(|o| o.panic.clone()) {
@@ -81,7 +89,9 @@ where
         )));
     }
     watched.outs.sort_by_key(|o| o.p);
-    Ok(assemble(&shared, kind, watched))
+    let mut rep = assemble(&shared, kind, watched);
+    rep.placed = placed;
+    Ok(rep)
 }
 
 /// Starts one worker per process, each with its session sampler, and opens the start gate once
@@ -214,7 +224,8 @@ fn assemble<L>(shared: &Shared<L>, kind: LoopKind, watched: Watched) -> Repetiti
         stalled,
         trace: (spec.trace && kind == LoopKind::Harness).then_some((trace, truncated)),
         ns_per_tick: npt,
-        rmr: None, // filled by `run_once` from the counting memory it made
+        rmr: None,    // filled by `run_once` from the counting memory it made
+        placed: None, // filled by `run_typed`, which placed the lock
     }
 }
 

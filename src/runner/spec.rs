@@ -105,6 +105,38 @@ pub struct RunSpec {
     pub seed: u64,
     /// Run on a counting memory under this RMR model (slower; fills `Repetition::rmr`).
     pub rmr: Option<Model>,
+    /// Where the lock's registers go (`None`: the kernel's first touch, no binding).
+    pub mem: Option<MemPlan>,
+}
+
+/// A memory policy and what applying it needs: the node of each thread's CPU.
+#[derive(Clone, Debug)]
+pub struct MemPlan {
+    /// The policy.
+    pub policy: crate::mem::placement::MemPolicy,
+    /// The NUMA node of each thread's CPU (`None`: unpinned or unknown).
+    pub thread_nodes: Vec<Option<usize>>,
+}
+
+impl MemPlan {
+    /// Binds the pages of the lock's register arrays (`regions`) and of the block the run
+    /// shares (`shared`: address and size) as the policy says.
+    pub fn apply(
+        &self,
+        regions: &[crate::mem::placement::Region],
+        shared: (usize, usize),
+    ) -> crate::mem::placement::Placed {
+        let nodes: Vec<usize> = self
+            .thread_nodes
+            .iter()
+            .flatten()
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let node_of = |p: usize| self.thread_nodes.get(p).copied().flatten();
+        crate::mem::placement::apply(self.policy, regions, shared, &node_of, &nodes)
+    }
 }
 
 impl RunSpec {
@@ -137,6 +169,7 @@ impl RunSpec {
             stall_timeout: Duration::from_secs(10),
             seed: 1,
             rmr: None,
+            mem: None,
         }
     }
 
@@ -236,6 +269,8 @@ pub struct Repetition {
     pub ns_per_tick: f64,
     /// RMRs of the measured passages (`rmr` set in the spec).
     pub rmr: Option<RmrSummary>,
+    /// What binding the lock's pages did (`mem` set in the spec).
+    pub placed: Option<crate::mem::placement::Placed>,
 }
 
 /// A run that could not be carried out.

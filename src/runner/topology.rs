@@ -9,6 +9,8 @@
 //!   one package before the next; within a package, cores of one NUMA node and then of one L3
 //!   come together. With SMT asked for, the other hardware threads of each core follow, again
 //!   package by package.
+//! - [`PinMode::Compact`] and [`PinMode::Scatter`]: fill one NUMA node before the next, or deal
+//!   threads out over the nodes and sockets (see [`super::placement`]).
 //! - [`PinMode::Logical`]: every online CPU in id order.
 //! - [`PinMode::None`]: no pinning (an empty placement).
 //!
@@ -74,6 +76,12 @@ pub enum PinMode {
     Physical,
     /// Every online CPU in id order, SMT siblings included.
     Logical,
+    /// Fill one NUMA node's physical cores, then the next node's (SMT siblings only when asked
+    /// for, node by node).
+    Compact,
+    /// Round-robin over the NUMA nodes, consecutive nodes on different sockets (SMT siblings
+    /// only when asked for, after every physical core).
+    Scatter,
     /// No pinning: the OS scheduler places threads.
     None,
 }
@@ -345,11 +353,14 @@ impl Topology {
     }
 
     /// The CPUs threads are placed on, in order: thread `i` goes to `placement[i]` (see the
-    /// module documentation for the order). `smt` adds the SMT siblings after the physical cores
-    /// under [`PinMode::Physical`]; the other modes ignore it.
+    /// module documentation for the order). `smt` adds the SMT siblings under
+    /// [`PinMode::Physical`], [`PinMode::Compact`] and [`PinMode::Scatter`]; the other modes
+    /// ignore it.
     pub fn placement(&self, pin: PinMode, smt: bool) -> Vec<usize> {
         match pin {
             PinMode::None => Vec::new(),
+            PinMode::Compact => super::placement::compact(self, smt),
+            PinMode::Scatter => super::placement::scatter(self, smt),
             PinMode::Logical => {
                 let mut ids: Vec<usize> = self.cpus.iter().map(|c| c.id).collect();
                 ids.sort_unstable();

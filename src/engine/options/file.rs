@@ -31,6 +31,8 @@ pub fn example(key: &str) -> &'static str {
         "out" => "out = \"reports\"",
         "pin" => "pin = \"physical\"",
         "smt" => "smt = true",
+        "cpus" => "cpus = \"0-15,32-47\"",
+        "mem-policy" => "mem-policy = \"local\"",
         "oversubscribe" => "oversubscribe = true",
         "wait" => "wait = \"yield\"",
         "no-check" => "no-check = true",

@@ -130,15 +130,26 @@ pub struct RunArgs {
     #[arg(long)]
     #[serde(skip)]
     pub config: Option<PathBuf>,
-    /// Thread placement: physical cores first, logical CPUs in id order, or no pinning
+    /// Thread placement: physical cores first, compact (fill a NUMA node, then the next),
+    /// scatter (round-robin over nodes and sockets), logical CPUs in id order, or no pinning
     /// (default physical).
     #[arg(long, value_enum)]
     #[serde(serialize_with = "de::choice")]
     pub pin: Option<PinMode>,
-    /// Also place threads on SMT siblings (after every physical core is used).
+    /// Also place threads on SMT siblings (after every physical core is used; compact: after
+    /// each node's physical cores).
     #[arg(long)]
     #[serde(default)]
     pub smt: bool,
+    /// Use only these CPUs, e.g. 0-15,32-47 (default: every CPU this process may use); the
+    /// placement policy orders them.
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Where the lock's registers live: local (each process's registers on the node of the
+    /// CPU it runs on, shared ones on the first thread's), interleave (pages spread over the
+    /// nodes used), or node:N (all on node N). Default: the kernel's first touch, no binding.
+    #[arg(long, value_name = "POLICY")]
+    pub mem_policy: Option<crate::mem::placement::MemPolicy>,
     /// Allow more threads than CPUs (the wait policy then defaults to yield).
     #[arg(long)]
     #[serde(default)]

@@ -104,7 +104,19 @@ fn lock(dir: &Path) -> Result<fs::File> {
 /// locks it, and writes the shared run config and (for a new sweep) the manifest.
 fn prepare(start: &Start) -> Result<(Sweep, Vec<PointPlan>, Limits, fs::File)> {
     let (dir, text, path, manifest) = (&start.dir, &start.text, &start.path, &start.manifest);
-    let topo = Topology::detect().context("reading the CPU topology")?;
+    let mut topo = Topology::detect().context("reading the CPU topology")?;
+    // `cpus = "LIST"` limits every point, so "cores" and "cpus" count what it leaves.
+    if let Some(list) = text
+        .parse::<toml::Table>()
+        .ok()
+        .and_then(|t| t.get("cpus").and_then(|v| v.as_str().map(str::to_string)))
+    {
+        topo = crate::engine::plan::restrict_to(
+            &topo,
+            &list,
+            &format!("`cpus` in {}", path.display()),
+        )?;
+    }
     let machine = Machine {
         cores: topo.physical_cores(),
         cpus: topo.logical_cpus(),

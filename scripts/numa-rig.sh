@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Boots a many-core NUMA guest under QEMU and checks lockbench's placement end to end inside it:
+#   scripts/numa-rig.sh [--no-validate] [OUTDIR]      (default OUTDIR: target/numa-rig)
+# The guest has 16 vCPUs over 2 sockets and 4 NUMA nodes (CPUs 0-3, 4-7 on socket 0; 8-11,
+# 12-15 on socket 1), under TCG (RIG_ACCEL=kvm where KVM works). Its initramfs holds busybox, bash, the release
+# binary and their shared libraries. Inside, it copies the guest kernel's view of the topology
+# (sysfs), runs 16 threads under --pin physical, compact and scatter and a lock under
+# --mem-policy local, interleave and node:3, then `validate-server.sh --quick` (yield waits, a few
+# locks: timing under emulation means nothing, correctness does). The results come out over a
+# second serial port; `cargo test --test numa_rig` then checks each policy's CPUs against the
+# guest's sysfs and that every page was on the node its policy names, and the validation
+# report is written from the guest's results. Needs scripts/install-rig.sh (run here first).
+# LOCKBENCH=PATH uses that binary instead of building the release one. It takes several minutes
+# on 2 host cores: it is not part of CI.
+set -euo pipefail
+validate=1
+work=""
+for a in "$@"; do
+  case "$a" in
+    --no-validate) validate=0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "unknown option $a: use --no-validate or --help" >&2; exit 2 ;;
+    *) work="$a" ;;
+  esac
+done
+here="$(cd "$(dirname "$0")/.." && pwd)"
+work="${work:-$here/target/numa-rig}"
+bash "$here/scripts/install-rig.sh"
+kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -n 1)
+[ -n "$kernel" ] || { echo "numa-rig.sh: no kernel image in /boot (apt-get install linux-image-amd64)" >&2; exit 2; }
+busybox=$(command -v busybox || echo /bin/busybox)
+bin="${LOCKBENCH:-$here/target/release/lockbench}"
+[ -n "${LOCKBENCH:-}" ] || (cd "$here" && cargo build --release --quiet)
+
+rm -rf "$work"
+mkdir -p "$work/root"/{bin,lib,lib64,proc,sys,dev,tmp,scripts}
+root="$work/root"
+cp "$busybox" "$root/bin/busybox"
+cp "$bin" "$root/bin/lockbench"
+cp "$(command -v bash)" "$root/bin/bash"
+# The shared libraries of the binary and of bash, at the paths the loader looks for.
+for b in "$bin" "$(command -v bash)"; do
+  for lib in $(ldd "$b" | grep -o '/[^ ]*'); do
+    mkdir -p "$root$(dirname "$lib")"
+    cp -L "$lib" "$root$lib"
+  done
+done
+cp "$here/scripts/validate-server.sh" "$here/scripts/check-server.sh" "$root/scripts/"
+cat >"$root/init" <<INIT
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin HOME=/tmp
+mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev; mount -t tmpfs tmp /tmp
+out=/tmp/out; mkdir -p \$out/sysfs
+echo "rig: \$(nproc) CPUs, nodes \$(cat /sys/devices/system/node/online)"
+# The guest kernel's view of the topology, as Topology::read reads it.
+cd /sys/devices/system
+for f in cpu/online node/online node/node*/cpulist cpu/cpu*/topology/physical_package_id \
+    cpu/cpu*/topology/core_id cpu/cpu*/topology/core_cpus_list cpu/cpu*/topology/thread_siblings_list \
+    cpu/cpu*/cache/index3/level cpu/cpu*/cache/index3/shared_cpu_list; do
+  [ -r "\$f" ] || continue
+  mkdir -p "\$out/sysfs/\$(dirname \$f)"; cat "\$f" >"\$out/sysfs/\$f"
+done
+cd /
+common="--threads 16 --passages 50 --repeat 1 --warmup 0s --wait yield --no-check --format json --out /tmp/runs"
+for pin in physical compact scatter; do
+  echo "rig: --pin \$pin"
+  lockbench run --lock std-mutex --pin \$pin \$common >\$out/pin-\$pin.json 2>\$out/pin-\$pin.log
+done
+for pol in local interleave node:3; do
+  echo "rig: --mem-policy \$pol"
+  lockbench run --lock lamport-bakery --baseline lamport-bakery --pin scatter --mem-policy \$pol \$common \
+    >\$out/mem-\${pol%%:*}.json 2>\$out/mem-\${pol%%:*}.log
+done
+if [ $validate = 1 ]; then
+  echo "rig: validate-server.sh --quick"
+  LOCKBENCH=/bin/lockbench VALIDATE_RUN_ARGS="--wait yield" VALIDATE_LOCKS="ticket,std-mutex,mcs,lamport-bakery" VALIDATE_CALIBRATE="--cpus 0,4,8,12" \
+    bash /scripts/validate-server.sh --quick \$out/validate >\$out/validate.log 2>&1
+  echo "rig: validate exit \$?"
+fi
+tar -C /tmp -cf - out | gzip | base64 >/dev/ttyS1
+echo "rig: done"
+poweroff -f
+INIT
+chmod +x "$root/init"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
+
+# KVM where it works (RIG_ACCEL=kvm); TCG by default, since /dev/kvm can exist without working.
+accel=${RIG_ACCEL:-tcg}
+numa=()
+for n in 0 1 2 3; do
+  numa+=(-object "memory-backend-ram,id=m$n,size=512M" -numa "node,nodeid=$n,cpus=$((n * 4))-$((n * 4 + 3)),memdev=m$n")
+done
+echo "numa-rig.sh: booting $(basename "$kernel") with 16 vCPUs, 2 sockets, 4 nodes ($accel); console in $work/console.log" >&2
+start=$(date +%s)
+timeout 3000 qemu-system-x86_64 -accel $accel -cpu max -m 2048 -smp 16,sockets=2,cores=8,threads=1 "${numa[@]}" \
+  -kernel "$kernel" -initrd "$work/initrd.gz" -append "console=ttyS0 panic=-1 quiet" \
+  -display none -monitor none -no-reboot \
+  -serial "file:$work/console.log" -serial "file:$work/data.b64"
+echo "numa-rig.sh: guest finished in $(( $(date +%s) - start )) s" >&2
+grep '^rig:' "$work/console.log" >&2 || true
+[ -s "$work/data.b64" ] || { echo "numa-rig.sh: the guest sent no results; see $work/console.log" >&2; exit 1; }
+tr -d '\r' <"$work/data.b64" | base64 -d | tar -C "$work" -xzf -
+if [ $validate = 1 ] && [ -s "$work/out/validate/validate.args" ]; then
+  python3 "$here/scripts/validate-report.py" "$work/out/validate" $(cat "$work/out/validate/validate.args")
+fi
+(cd "$here" && LOCKBENCH_RIG_OUT="$work/out" cargo test --quiet --test numa_rig -- --nocapture)
+echo "numa-rig.sh: ok; results in $work/out"

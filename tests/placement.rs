@@ -1,0 +1,282 @@
+//! Placement across NUMA nodes and sockets: each policy's CPU list on the sysfs fixtures of a
+//! 2-socket Intel server with SMT and a 2-socket AMD server with 4 NUMA nodes per socket
+//! (NPS4); `--cpus`, the per-thread places and `--mem-policy` through the binary here.
+
+use lockbench::runner::placement::place_of;
+use lockbench::runner::topology::{PinMode, Topology};
+
+mod common;
+use common::{fixture_path, json_of, refused_with_out};
+
+fn fixture(name: &str) -> Topology {
+    let root = fixture_path(&format!("sysfs/{name}"));
+    Topology::read(&root.join("cpu"), Some(&root.join("node")))
+        .unwrap_or_else(|e| panic!("fixture {name}: {e}"))
+}
+
+fn range(r: std::ops::Range<usize>) -> Vec<usize> {
+    r.collect()
+}
+
+#[test]
+fn intel_two_sockets_with_smt() {
+    // 2 sockets × 6 cores × 2 threads: CPUs 0-5 on socket 0, 6-11 on socket 1, siblings +12;
+    // one NUMA node per socket.
+    let t = fixture("intel-2s-smt2");
+    assert_eq!(
+        t.to_string(),
+        "2 packages, 12 cores, 24 CPUs (SMT), 2 NUMA nodes"
+    );
+
+    assert_eq!(t.placement(PinMode::Physical, false), range(0..12));
+    assert_eq!(t.placement(PinMode::Physical, true), range(0..24));
+    assert_eq!(t.placement(PinMode::Compact, false), range(0..12));
+    let compact_smt: Vec<usize> = [0..6, 12..18, 6..12, 18..24]
+        .into_iter()
+        .flatten()
+        .collect();
+    assert_eq!(t.placement(PinMode::Compact, true), compact_smt);
+    assert_eq!(
+        t.placement(PinMode::Scatter, false),
+        [0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11]
+    );
+    assert_eq!(
+        t.placement(PinMode::Scatter, true),
+        [0, 6, 1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 12, 18, 13, 19, 14, 20, 15, 21, 16, 22, 17, 23]
+    );
+    assert_eq!(t.placement(PinMode::Logical, true), range(0..24));
+
+    let p = place_of(&t, 19).unwrap();
+    assert_eq!((p.cpu, p.core, p.node, p.socket), (19, 7, Some(1), 1));
+}
+
+#[test]
+fn amd_two_sockets_four_nodes_per_socket() {
+    // 2 sockets × 4 nodes × 2 cores × 2 threads: node n holds cores 2n and 2n+1 (one L3
+    // each) and their siblings +16; nodes 0-3 on socket 0, 4-7 on socket 1.
+    let t = fixture("amd-2s-nps4");
+    assert_eq!(
+        t.to_string(),
+        "2 packages, 16 cores, 32 CPUs (SMT), 8 NUMA nodes"
+    );
+    assert_eq!(t.numa_nodes[5], (5, vec![10, 11, 26, 27]));
+
+    assert_eq!(t.placement(PinMode::Physical, false), range(0..16));
+    assert_eq!(t.placement(PinMode::Compact, false), range(0..16));
+    let compact_smt: Vec<usize> = (0..8)
+        .flat_map(|n| [2 * n, 2 * n + 1, 2 * n + 16, 2 * n + 17])
+        .collect();
+    assert_eq!(t.placement(PinMode::Compact, true), compact_smt);
+    // Nodes dealt as 0, 4, 1, 5, 2, 6, 3, 7: each socket's next node in turn.
+    let scatter = [0, 8, 2, 10, 4, 12, 6, 14, 1, 9, 3, 11, 5, 13, 7, 15];
+    assert_eq!(t.placement(PinMode::Scatter, false), scatter);
+    let scatter_smt: Vec<usize> = scatter
+        .iter()
+        .copied()
+        .chain(scatter.iter().map(|c| c + 16))
+        .collect();
+    assert_eq!(t.placement(PinMode::Scatter, true), scatter_smt);
+
+    // Two scattered threads are on two sockets, four on four nodes; compact keeps four
+    // threads on two nodes of one socket.
+    let where_ = |pin, n: usize| -> Vec<(Option<usize>, usize)> {
+        t.placement(pin, false)[..n]
+            .iter()
+            .map(|&c| {
+                let p = place_of(&t, c).unwrap();
+                (p.node, p.socket)
+            })
+            .collect()
+    };
+    assert_eq!(where_(PinMode::Scatter, 2), [(Some(0), 0), (Some(4), 1)]);
+    assert_eq!(
+        where_(PinMode::Scatter, 4),
+        [(Some(0), 0), (Some(4), 1), (Some(1), 0), (Some(5), 1)]
+    );
+    assert_eq!(
+        where_(PinMode::Compact, 4),
+        [(Some(0), 0), (Some(0), 0), (Some(1), 0), (Some(1), 0)]
+    );
+}
+
+#[test]
+fn cpus_restricts_every_policy_before_it_orders() {
+    let t = fixture("amd-2s-nps4");
+    // Nodes 1 and 5 only (one on each socket).
+    let r = t.restrict(&[2, 3, 10, 11, 18, 19, 26, 27]);
+    assert_eq!(r.placement(PinMode::Scatter, false), [2, 10, 3, 11]);
+    assert_eq!(r.placement(PinMode::Compact, false), [2, 3, 10, 11]);
+    assert_eq!(
+        r.placement(PinMode::Compact, true),
+        [2, 3, 18, 19, 10, 11, 26, 27]
+    );
+}
+
+#[test]
+fn run_records_each_threads_cpu_core_node_and_socket() {
+    let v = json_of(&[
+        "run",
+        "--lock",
+        "ticket",
+        "--threads",
+        "2",
+        "--passages",
+        "200",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0s",
+        "--pin",
+        "compact",
+        "--cpus",
+        "0-1",
+        "--mem-policy",
+        "node:0",
+        "--no-check",
+        "--format",
+        "json",
+        "--out",
+        tempfile::tempdir().unwrap().path().to_str().unwrap(),
+    ]);
+    let r = &v[0];
+    assert_eq!(r["pin"], "compact");
+    assert_eq!(r["cpus"], "0-1");
+    assert_eq!(r["mem_policy"], "node:0");
+    let pages = &r["mem_pages"];
+    assert!(pages["bound"].as_u64().unwrap() >= 1, "{pages}");
+    assert_eq!(pages["misplaced"], 0, "{pages}");
+    assert!(pages["error"].is_null(), "{pages}");
+    let threads = r["per_thread"].as_array().unwrap();
+    assert_eq!(threads.len(), 2);
+    for (i, t) in threads.iter().enumerate() {
+        assert_eq!(t["cpu"], i, "{t}");
+        assert!(t["core"].is_u64() && t["socket"].is_u64(), "{t}");
+        assert!(t.get("node").is_some(), "{t}");
+    }
+}
+
+#[test]
+fn bad_cpus_and_memory_policies_are_one_line_refusals() {
+    for (args, says) in [
+        (vec!["--cpus", "0-99999"], "not one this process may use"),
+        (vec!["--cpus", "3-1"], "--cpus"),
+        (vec!["--mem-policy", "node:x"], "node:N"),
+    ] {
+        let mut all = vec![
+            "run",
+            "--lock",
+            "ticket",
+            "--threads",
+            "1",
+            "--passages",
+            "10",
+        ];
+        all.extend(args);
+        let err = refused_with_out(&all);
+        assert!(err.contains(says), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn registers_are_bound_where_the_policy_says_and_the_kernel_agrees() {
+    use lockbench::mem::placement::{apply, node_of, record, MemPolicy};
+    use lockbench::mem::{Memory, NativeMemory, Register};
+
+    let mem = NativeMemory::default();
+    // 100 per-process registers: four pages of them.
+    let (regs, regions) = record(|| mem.per_process(100, 3));
+    assert_eq!(regions.len(), 1);
+    assert_eq!(regions[0].addr, regs.as_ptr() as usize);
+    assert_eq!(regions[0].homes.len(), 100);
+    // Nothing is recorded outside `record`.
+    let (_, none) = record(|| ());
+    assert!(none.is_empty());
+    let _untracked = mem.per_process(4, 0);
+
+    // This machine has node 0 only: every policy must leave every page on node 0, and the
+    // values must survive the move.
+    for policy in [MemPolicy::Node(0), MemPolicy::Interleave, MemPolicy::Local] {
+        let placed = apply(policy, &regions, (0, 0), &|_| Some(0), &[0]);
+        assert_eq!(placed.error, None, "{policy}");
+        assert_eq!(placed.mixed, 0, "{policy}");
+        assert_eq!(placed.misplaced, 0, "{policy}");
+        assert!(placed.pages >= 4, "{policy}: {placed:?}");
+        for r in regs.iter().step_by(7) {
+            assert_eq!(node_of(r as *const _ as *const u8).unwrap(), 0, "{policy}");
+            assert_eq!(r.read(0), 3);
+        }
+    }
+    // Under local, a page whose registers' owners sit on different nodes is counted (even
+    // processes on node 0, odd on node 1: every page is mixed).
+    let placed = apply(
+        MemPolicy::Local,
+        &regions,
+        (0, 0),
+        &|p| Some(p % 2),
+        &[0, 1],
+    );
+    assert!(placed.mixed >= 4, "{placed:?}");
+}
+
+#[test]
+fn a_node_that_is_not_there_is_refused() {
+    let err = refused_with_out(&[
+        "run",
+        "--lock",
+        "ticket",
+        "--threads",
+        "1",
+        "--passages",
+        "10",
+        "--mem-policy",
+        "node:4095",
+    ]);
+    assert!(err.contains("no NUMA node 4095"), "{err}");
+}
+
+#[test]
+fn a_sweep_takes_cpus_as_a_key_and_counts_cores_within_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("s.toml");
+    std::fs::write(
+        &config,
+        "lock = [\"ticket\"]\nthreads = [\"cores\"]\ncpus = \"1\"\npin = \"scatter\"\npassages = 50\nwarmup = \"0s\"\nrepeat = 1\n",
+    )
+    .unwrap();
+    let out = dir.path().join("sweep");
+    common::lockbench()
+        .args([
+            "sweep",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .assert()
+        .success();
+    let mut seen = 0;
+    for e in walk(&out) {
+        if e.file_name().is_some_and(|n| n == "results.json") {
+            for r in common::results(e.parent().unwrap()) {
+                assert_eq!(r["threads"], 1, "\"cores\" within cpus = \"1\" is one core");
+                assert_eq!(r["per_thread"][0]["cpu"], 1);
+                assert_eq!(r["cpus"], "1");
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 0, "no results under {}", out.display());
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
