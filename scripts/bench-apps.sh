@@ -3,12 +3,13 @@
 # Usage: scripts/bench-apps.sh [OUT_DIR] [ROUNDS]   (default reports/apps, 5 rounds);
 # ONLY="pigz memcached" runs only the programs named.
 # Needs the programs of scripts/install-apps.sh (run it first) and a release build
-# (`cargo build --release`, which builds the interposer beside the binary).
+# with the figures' profile (`cargo build --profile figures`, which builds the interposer
+# beside the binary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-reports/apps}
 rounds=${2:-5}
-bin=target/release/lockbench
+bin=target/figures/lockbench
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

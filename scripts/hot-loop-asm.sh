@@ -14,8 +14,8 @@ pat=${1-TicketLock}
 fn=${2-}
 bin=${BIN-}
 if [ -z "$bin" ]; then
-  cargo build --release --quiet
-  bin=target/release/lockbench
+  cargo build --profile figures --quiet
+  bin=target/figures/lockbench
 fi
 # The same generic code is also built for the scheduled memory (it calls into shuttle): print
 # only the native instances.

@@ -25,8 +25,8 @@ fi
 for s in "${suites[@]}"; do
   [ -f "bench-configs/$s.toml" ] || { echo "no suite bench-configs/$s.toml (ls bench-configs/)" >&2; exit 2; }
 done
-cargo build --release --quiet
-bin=target/release/lockbench
+cargo build --profile figures --quiet
+bin=target/figures/lockbench
 status=0
 for s in "${suites[@]}"; do
   cfg="bench-configs/$s.toml"

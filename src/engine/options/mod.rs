@@ -200,7 +200,7 @@ impl RunArgs {
     pub fn name(&self, key: &str) -> String {
         match &self.origin.file {
             Some(f) if self.origin.from_file.contains(key) => {
-                format!("`{key}` in {}", f.display())
+                format!("`{key}` in {}", crate::opts::io::shown(f))
             }
             _ => format!("--{key}"),
         }
