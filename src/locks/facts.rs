@@ -199,3 +199,47 @@ pub type WorstCaseFn = fn(n: usize, passages: usize) -> Option<WorstCase>;
 pub fn no_worst_case(_n: usize, _passages: usize) -> Option<WorstCase> {
     None
 }
+
+/// One goal of a scripted `verify` schedule ([`CounterExample`]): run one process until it has
+/// reached a point of its passages, counted from the start of the execution.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Process q runs until it has ended this many doorways.
+    Doorway(usize, usize),
+    /// Process q runs until it has entered the critical section this many times.
+    Enter(usize, usize),
+    /// Process q runs until it has made this many writes.
+    Writes(usize, usize),
+    /// Process q runs until it has waited (found a wait condition false) this many times.
+    Waits(usize, usize),
+}
+
+/// A counter-example a lock's paper states in words, scripted so `verify --scheduler script`
+/// runs it step by step at every level: the property the paper says the lock lacks, the
+/// settings the script assumes (processes, sessions each process p asks, p mod `sessions`),
+/// and its goals; once they are reached, every process runs in turn to the end.
+///
+/// ```
+/// use lockbench::locks::{CounterExample, Step};
+/// let c = CounterExample {
+///     property: "P7 FIFE",
+///     source: "seed 000 §7",
+///     threads: 3,
+///     sessions: 2,
+///     steps: &[Step::Doorway(0, 1), Step::Enter(2, 1), Step::Writes(1, 2), Step::Waits(0, 2)],
+/// };
+/// assert_eq!(c.steps.len(), 4);
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct CounterExample {
+    /// The property it breaks, as `verify` names it (e.g. "P7 FIFE").
+    pub property: &'static str,
+    /// Where the paper states the failure.
+    pub source: &'static str,
+    /// Processes.
+    pub threads: usize,
+    /// Sessions; process p asks p mod `sessions` on every passage.
+    pub sessions: usize,
+    /// The goals, in order.
+    pub steps: &'static [Step],
+}

@@ -18,7 +18,8 @@ use serde::Serialize;
 pub use crate::check::Problem;
 use crate::mem::{CountingMemory, NativeMemory, WaitPolicy};
 pub use facts::{
-    no_bound, no_mutants, no_worst_case, Bound, BoundFn, Direction, Mutant, WorstCase, WorstCaseFn,
+    no_bound, no_mutants, no_worst_case, Bound, BoundFn, CounterExample, Direction, Mutant, Step,
+    WorstCase, WorstCaseFn,
 };
 
 #[doc(hidden)]
@@ -103,6 +104,13 @@ pub trait Lock: Send + Sync {
     /// under the scheduler; a failure of an unclaimed one is only a witness. Default: none.
     fn claims(&self) -> Claims {
         Claims::default()
+    }
+
+    /// A failure its paper states in words (a property it does not have), scripted for
+    /// `verify --scheduler script`, so the failure shows in one schedule at every level.
+    /// Default: none.
+    fn counter_example(&self) -> Option<CounterExample> {
+        None
     }
 }
 

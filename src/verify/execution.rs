@@ -18,6 +18,7 @@ use crate::mem::scheduled::{
 use crate::mem::WaitPolicy;
 use crate::verify::monitor::{Broken, Monitor};
 use crate::verify::options::{SessionPlan, VerifyOptions};
+use crate::verify::script::{note, Event};
 
 /// The tags that open the panic message of each failed check.
 pub(super) const TAGS: [&str; 5] = [
@@ -233,6 +234,7 @@ fn observe(lock: &Arc<dyn Lock>, exec: &Arc<Mutex<Exec>>, tally: &Arc<Tally>) {
                 return;
             }
             e.progress[p].2 += 1;
+            note(p, Event::Write);
             let (passage, phase, writes) = e.progress[p];
             match e.crash[p] {
                 Some(c) if c.passage == passage && c.phase == phase && writes >= c.writes => {
@@ -265,6 +267,7 @@ fn observe(lock: &Arc<dyn Lock>, exec: &Arc<Mutex<Exec>>, tally: &Arc<Tally>) {
             Some(ok) => {
                 if !ok {
                     record_event(p, || "waits: its condition is false".into());
+                    note(p, Event::Wait);
                 }
                 e.monitor.wait_end(p, ok)
             }
@@ -294,6 +297,7 @@ fn process(
     } = work;
     let me: usize = shuttle::current::me().into();
     exec.lock().unwrap().task_of.insert(me, p);
+    note(p, Event::Started(me));
     let mut rng = shuttle::rand::thread_rng();
     for c in 0..passages {
         let s = match (problem, plan) {
@@ -312,6 +316,7 @@ fn process(
         });
         lock.enter_traced(p, s, &mut || {
             exec.lock().unwrap().monitor.doorway(p);
+            note(p, Event::Doorway);
             record_event(p, || "doorway done".into());
         });
         record_event(p, || match problem {
@@ -321,6 +326,7 @@ fn process(
         let frozen_inside = {
             let mut e = exec.lock().unwrap();
             let r = e.monitor.enter(p);
+            note(p, Event::Enter);
             e.progress[p] = (c, 1, 0);
             let stop = matches!(e.crash[p], Some(k) if k.passage == c && k.phase <= 1);
             drop(e);

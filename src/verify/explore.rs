@@ -19,6 +19,7 @@ use crate::mem::scheduled::{
 use crate::verify::execution::{execution, Tally, TAGS};
 use crate::verify::options::{SchedulerKind, VerifyOptions};
 use crate::verify::replay::ReplayContext;
+use crate::verify::script::ScriptScheduler;
 use crate::verify::trace::Trace;
 
 /// The encoded schedule inside shuttle's failure message.
@@ -76,6 +77,8 @@ pub(super) struct Exploration<'a> {
     pub(super) tally: Arc<Tally>,
     /// Schedules run, over every call of the shuttle runner.
     pub(super) runs: RefCell<usize>,
+    /// The lock's scripted counter-example, for `--scheduler script`.
+    pub(super) script: Option<crate::locks::CounterExample>,
 }
 
 impl Exploration<'_> {
@@ -181,6 +184,7 @@ impl Exploration<'_> {
     pub(super) fn search(&self) -> Result<(String, Failure), String> {
         let (opts, lock_name) = (self.opts, self.lock);
         let (random, pct) = match opts.scheduler {
+            SchedulerKind::Script => (0, 0),
             SchedulerKind::Random => (opts.schedules, 0),
             SchedulerKind::Pct => (0, opts.schedules),
             SchedulerKind::Both => (opts.schedules - opts.schedules / 2, opts.schedules / 2),
@@ -196,6 +200,11 @@ impl Exploration<'_> {
                 Ended::Other(why) => Err(format!("the scheduler failed: {why}")),
             }
         };
+        if let (SchedulerKind::Script, Some(c)) = (opts.scheduler, self.script) {
+            let (s, _board) = ScriptScheduler::new(c);
+            let failure = record(self.explore(s), "script")?;
+            return Ok((format!("script ({})", c.source), failure));
+        }
         if pct > 0 {
             let s = PctScheduler::new_from_seed(opts.seed, opts.pct_depth, pct);
             failure = record(self.explore(s), "pct")?;
@@ -208,6 +217,7 @@ impl Exploration<'_> {
             SchedulerKind::Random => "random".to_string(),
             SchedulerKind::Pct => format!("pct depth {}", opts.pct_depth),
             SchedulerKind::Both => format!("pct depth {} + random", opts.pct_depth),
+            SchedulerKind::Script => "script".to_string(),
         };
         Ok((name, failure))
     }

@@ -18,6 +18,7 @@ pub mod mutants;
 mod options;
 pub mod replay;
 mod report;
+mod script;
 pub mod trace;
 
 use std::cell::RefCell;
@@ -59,6 +60,10 @@ pub fn verify(
         opts,
         tally: Arc::new(Default::default()),
         runs: RefCell::new(0usize),
+        script: match opts.scheduler {
+            SchedulerKind::Script => Some(options::script_of(entry, opts)?),
+            _ => None,
+        },
     };
     let started = Instant::now();
     let quiet = QuietStderr::new(quiet);

@@ -17,6 +17,8 @@ pub enum SchedulerKind {
     Pct,
     /// Half the schedules each (PCT first).
     Both,
+    /// The lock's scripted counter-example (one schedule): the failure its paper states.
+    Script,
 }
 
 /// How each passage's session is chosen (GME; other problems ignore sessions).
@@ -157,8 +159,52 @@ pub(super) fn validate(entry: &LockEntry, opts: &VerifyOptions) -> Result<(), St
     if entry.info.problem == Problem::Gme && opts.sessions == 0 {
         return Err("--sessions must be at least 1".into());
     }
+    if opts.scheduler == SchedulerKind::Script && opts.replay.is_none() {
+        script_fits(entry, opts)?;
+    }
     if opts.replay.is_none() && opts.schedules == 0 {
         return Err("--schedules must be at least 1".into());
+    }
+    Ok(())
+}
+
+/// The lock's scripted counter-example, checked against the options it assumes.
+pub(super) fn script_of(
+    entry: &LockEntry,
+    opts: &VerifyOptions,
+) -> Result<crate::locks::CounterExample, String> {
+    let build = entry
+        .scheduled
+        .clone()
+        .ok_or("not on the scheduled memory")?;
+    let lock = build(&crate::locks::Params::new(
+        opts.threads,
+        opts.k.max(1),
+        crate::mem::WaitPolicy::Spin,
+    ));
+    lock.counter_example().ok_or_else(|| {
+        format!(
+            "--scheduler script: {} scripts no counter-example; use pct, random or both",
+            entry.info.name
+        )
+    })
+}
+
+fn script_fits(entry: &LockEntry, opts: &VerifyOptions) -> Result<(), String> {
+    let c = script_of(entry, opts)?;
+    if opts.threads != c.threads
+        || (entry.info.problem == Problem::Gme
+            && (opts.sessions != c.sessions || opts.plan != SessionPlan::Fixed))
+    {
+        let sessions = if entry.info.problem == Problem::Gme {
+            format!(" --sessions {} --plan fixed", c.sessions)
+        } else {
+            String::new()
+        };
+        return Err(format!(
+            "--scheduler script: the script of {} ({}) runs --threads {}{sessions}: pass those",
+            entry.info.name, c.source, c.threads
+        ));
     }
     Ok(())
 }

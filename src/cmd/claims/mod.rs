@@ -46,7 +46,8 @@ pub struct Args {
     #[arg(long)]
     pub baseline: Option<PathBuf>,
     /// Check the ledger itself: every `verify` check of LOCK explores its mutant NAME instead
-    /// (`LOCK/NAME`, as `verify --mutants` lists them); the rows it breaks must not hold.
+    /// (`LOCK/NAME`, as `verify --mutants` lists them); only the rows whose checks run the
+    /// mutant are shown, and a row it breaks must not hold.
     #[arg(long, value_name = "LOCK/NAME")]
     pub mutant: Option<String>,
     /// Checks run at once (0: one per CPU).
@@ -210,7 +211,12 @@ pub fn exec(args: &Args) -> Result<i32> {
         print!("{}", table1::render(&rows, format)?);
         return Ok(0);
     }
-    let rows = ledger(&specs(&papers, &level), args.jobs, quiet)?;
+    let mut all = specs(&papers, &level);
+    if level.mutant.is_some() {
+        // Only the rows whose checks run the mutant: the others are the ledger's as it is.
+        all.retain(|s| s.checks.iter().any(|c| c.iter().any(|a| a == "--mutant")));
+    }
+    let rows = ledger(&all, args.jobs, quiet)?;
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&rows)?),
         Format::Md => print!("{}", ledger::markdown(&rows)),
@@ -231,6 +237,8 @@ pub fn exec(args: &Args) -> Result<i32> {
         let before: Vec<Row> = before
             .into_iter()
             .filter(|b| papers.contains(&b.paper_id))
+            // A mutant's ledger has only the rows it reaches.
+            .filter(|b| level.mutant.is_none() || rows.iter().any(|r| r.id == b.id))
             .collect();
         let lost = ledger::regressions(&before, &rows);
         if !lost.is_empty() {

@@ -10,7 +10,10 @@ use super::ledger::{Judged, Spec, Verdict};
 /// The claims of seed 001.
 pub fn specs(l: &Level) -> Vec<Spec> {
     let mut v = Vec::new();
-    let kex = l.verify("zehavi-kex", &[3, 4], "--passages 2");
+    let mut kex = l.verify("zehavi-kex", &[3, 4], "--passages 2");
+    // k = 1 (mutual exclusion), with a third passage: where a doorway that lets one process
+    // too many in shows at once (the `order-flipped` mutant), at the quick level too.
+    kex.extend(l.verify("zehavi-kex", &[2, 3], "--k 1 --passages 3"));
     for (id, claim, key) in [
         (
             "001/thm1-kex",
@@ -18,10 +21,19 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             "safety",
         ),
         ("001/thm1-fife", "FIFE (first in, first enabled)", "FIFE"),
+        (
+            "001/lemma2-exit",
+            "bounded exit: the exit section (lines 13–15) never waits",
+            "bounded exit",
+        ),
     ] {
         v.push(Spec::new(
             id,
-            "Theorem 1",
+            if id.contains("lemma2") {
+                "Lemma 2"
+            } else {
+                "Theorem 1"
+            },
             claim,
             "holds (proved)",
             kex.clone(),

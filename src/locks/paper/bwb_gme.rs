@@ -36,7 +36,7 @@
 use std::sync::Mutex;
 
 use crate::locks::paper::IDS_DIFFER;
-use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::locks::{Bound, Claims, CounterExample, Lock, LockInfo, Mutant, Params, Problem, Step};
 use crate::mem::{Home, Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `bwb-gme`: its paper and figure, its claims.
@@ -564,7 +564,28 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
             ..Claims::BOUNDED_EXIT
         }
     }
+
+    fn counter_example(&self) -> Option<CounterExample> {
+        E::GENERALIZED.then_some(FIFE_COUNTER_EXAMPLE)
+    }
 }
+
+/// Seed 000 §8: BWBGME does not satisfy P7 FIFE. P0 (session 0) ends its doorway; P2 (session
+/// 0, doorway-preceded by P0) passes the idle P1 and enters; P1 (session 1) writes its token
+/// (session 1, ⊥, 0) and raises Choosing (lines 3–4) and stops; P0's lines 17–18 now wait on
+/// P1, past P2 that entered.
+pub const FIFE_COUNTER_EXAMPLE: CounterExample = CounterExample {
+    property: "P7 FIFE",
+    source: "seed 000 §8",
+    threads: 3,
+    sessions: 2,
+    steps: &[
+        Step::Doorway(0, 1),
+        Step::Enter(2, 1),
+        Step::Writes(1, 2),
+        Step::Waits(0, 2),
+    ],
+};
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@
 //! session s is stored as s + 1.
 
 use crate::locks::paper::IDS_DIFFER;
-use crate::locks::{Bound, Claims, Lock, LockInfo, Mutant, Params, Problem};
+use crate::locks::{Bound, Claims, CounterExample, Lock, LockInfo, Mutant, Params, Problem, Step};
 use crate::mem::{Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `glb`: its paper and figure, its claims.
@@ -197,7 +197,27 @@ impl<M: Memory, const MUT: u8> Lock for GlbLock<M, MUT> {
             ..Claims::BOUNDED_EXIT
         }
     }
+
+    fn counter_example(&self) -> Option<CounterExample> {
+        Some(FIFE_COUNTER_EXAMPLE)
+    }
 }
+
+/// Seed 000 §8: GLB does not satisfy P7 FIFE. P0 (session 0) ends its doorway; P2 (session 0,
+/// doorway-preceded by P0) passes the idle P1 and enters; P1 (session 1) raises Choosing and
+/// writes its Session (lines 3–4) and stops; P0's line 8 now waits on P1, past P2 that entered.
+pub const FIFE_COUNTER_EXAMPLE: CounterExample = CounterExample {
+    property: "P7 FIFE",
+    source: "seed 000 §8",
+    threads: 3,
+    sessions: 2,
+    steps: &[
+        Step::Doorway(0, 1),
+        Step::Enter(2, 1),
+        Step::Writes(1, 2),
+        Step::Waits(0, 2),
+    ],
+};
 
 #[cfg(test)]
 mod tests {}

@@ -44,7 +44,9 @@ pub const INFO: LockInfo = LockInfo {
 pub const INFO_BOUNDED: LockInfo = LockInfo {
     name: "zehavi-kex-bounded",
     problem: Problem::KExclusion,
-    source: "seed 001 Algorithm 1 (Zehavi k-exclusion) over a bounded CTS of our own",
+    // What we know of it, in the column `list` always shows: the CTS is ours and breaks
+    // Property 2, on which the paper's proof of k-exclusion rests.
+    source: "seed 001 Algorithm 1 (Zehavi k-exclusion) over a bounded CTS of our own: bounded space yes; CTS Property 2 broken; k-exclusion checked by exploration, not proven; its RMR bound counts a (2n+1)-word register as one access",
     fcfs: false,
     bounded: true,
     rmr: "O(n) CC and DSM (Lemma 7)",
@@ -117,6 +119,12 @@ fn mutants() -> Vec<Mutant> {
             "8",
             "Ignore[p][i] ← False dropped",
             Zehavi::<S, U, NO_IGNORE_CLEAR>::new,
+        ),
+        Mutant::new(
+            "order-flipped",
+            "7",
+            "Order<[p][i] ← (order.p < order.i) becomes (order.p > order.i): a doorway that tells every process the opposite of what it read",
+            Zehavi::<S, U, ORDER_FLIPPED>::new,
         ),
         Mutant::new(
             "no-compete-delete",
@@ -209,6 +217,8 @@ pub mod mutant {
     pub const NO_IGNORE_CLEAR: u8 = 4;
     /// Line 11.a.i dropped: a process that stopped competing is not deleted from precede.
     pub const NO_COMPETE_DELETE: u8 = 5;
+    /// Line 7 with the comparison turned round: `Order<[p][i] ← (order.p > order.i)`.
+    pub const ORDER_FLIPPED: u8 = 6;
 }
 
 /// Zehavi's k-exclusion over memory `M` and CTS `C`, mutant `MUT` (0: the algorithm).
@@ -340,9 +350,14 @@ impl<M: Memory, C: Timestamps<M>, const MUT: u8> Zehavi<M, C, MUT> {
         let order = self.cts.scan(p);
         // 7: Foreach i: Order<[p][i] ← (order.p < order.i)
         for i in 0..n {
-            self.order_lt
-                .at(p, i)
-                .write(p, i64::from(order[p] < order[i]));
+            self.order_lt.at(p, i).write(
+                p,
+                i64::from(if MUT == mutant::ORDER_FLIPPED {
+                    order[p] > order[i]
+                } else {
+                    order[p] < order[i]
+                }),
+            );
         }
         // 8: Foreach i: Ignore[p][i] ← False
         for i in 0..n {

@@ -1,0 +1,50 @@
+//! The quick ledger catches what CI must catch: a representative mutant of each paper lock
+//! (one line of its figure changed, as its file describes it) turns at least one of the quick
+//! rows its checks reach from `holds`. `scripts/claims-mutants.sh` sweeps every mutant.
+
+mod common;
+
+use common::json_of;
+use serde_json::Value;
+
+/// The quick ledger of `paper` with every `verify` check of LOCK exploring mutant NAME: the
+/// rows it reaches and their verdicts.
+fn mutated(paper: &str, mutant: &str) -> Vec<(String, String)> {
+    let v: Value = json_of(&[
+        "claims", "--quick", "--paper", paper, "--mutant", mutant, "--format", "json",
+    ]);
+    v.as_array()
+        .expect("the ledger is an array of rows")
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().to_string(),
+                r["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn turns(paper: &str, mutant: &str) {
+    let rows = mutated(paper, mutant);
+    assert!(!rows.is_empty(), "{mutant} reaches no row of seed {paper}");
+    assert!(
+        rows.iter().any(|(_, v)| v != "holds"),
+        "{mutant} turns no quick row of seed {paper}: {rows:?}"
+    );
+}
+
+#[test]
+fn a_doorway_that_lets_two_in_at_k_1_turns_zehavis_quick_rows() {
+    turns("001", "zehavi-kex/order-flipped");
+}
+
+#[test]
+fn zehavis_k_plus_one_turns_the_quick_rows() {
+    turns("001", "zehavi-kex/k-plus-one");
+}
+
+#[test]
+fn glbs_dropped_choosing_wait_turns_the_quick_rows() {
+    turns("000", "glb/no-choosing-wait");
+}
