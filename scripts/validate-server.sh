@@ -19,7 +19,7 @@ out=""
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $a: use --quick or --help" >&2; exit 2 ;;
     *) [ -z "$out" ] || { echo "one OUTDIR only (got $out and $a)" >&2; exit 2; }; out="$a" ;;
   esac

@@ -44,7 +44,7 @@ impl StartGate {
         let mut s = self.state.lock().unwrap_or_else(|e| e.into_inner());
         s.0 += 1;
         // Only the last arrival wakes anyone (the opener among them): waking every waiter at
-        // each arrival costs n² wake-ups, a second of a 1024-thread start on 2 cores.
+        // each arrival would cost n² wake-ups to start n threads.
         if s.0 == self.workers {
             self.changed.notify_all();
         }
