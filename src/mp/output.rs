@@ -146,9 +146,10 @@ fn legend(sim: bool) -> String {
     };
     format!(
         "n: processes; m: session types; msg/req: messages between distinct processes per request, mean;\n\
-         max: their most for one request; size: integers per message, mean; wait: request → entry, {unit}, mean;\n\
-         hops: that wait in message hops (simulator, n ≤ 64); sync: last exit with someone waiting → next entry,\n\
-         {unit}, mean; thrpt: critical sections per {per}; inside: processes inside while anyone is, mean/most;\n\
+         max: their most for one request; size: integers per message, mean;\n\
+         wait: request → entry, {unit}, mean; hops: that wait in message hops (simulator, n ≤ 64);\n\
+         sync: last exit with someone waiting → next entry, {unit}, mean;\n\
+         thrpt: critical sections per {per}; inside: processes inside while anyone is, mean/most;\n\
          safety: ok, N VIOL (safety violations) or STUCK (no progress); wall s: the run's wall-clock seconds\n"
     )
 }
