@@ -4,8 +4,9 @@
 # The guest has 16 vCPUs over 2 sockets and 4 NUMA nodes (CPUs 0-3, 4-7 on socket 0; 8-11,
 # 12-15 on socket 1), under TCG (RIG_ACCEL=kvm where KVM works). Its initramfs holds busybox, bash, the release
 # binary and their shared libraries. Inside, it copies the guest kernel's view of the topology
-# (sysfs), runs 16 threads under --pin physical, compact and scatter and a lock under
-# --mem-policy local, interleave and node:3, then `validate-server.sh --quick` (yield waits, a few
+# (sysfs), runs 16 threads (std-mutex: it sleeps, so emulated CPUs do not stall it) under --pin
+# physical, compact and scatter, and 4 scattered threads (one per node) of the Lamport bakery
+# under --mem-policy local, interleave and node:3, then `validate-server.sh --quick` (yield waits, a few
 # locks: timing under emulation means nothing, correctness does). The results come out over a
 # second serial port; `cargo test --test numa_rig` then checks each policy's CPUs against the
 # guest's sysfs and that every page was on the node its policy names, and the validation
@@ -62,15 +63,18 @@ for f in cpu/online node/online node/node*/cpulist cpu/cpu*/topology/physical_pa
   mkdir -p "\$out/sysfs/\$(dirname \$f)"; cat "\$f" >"\$out/sysfs/\$f"
 done
 cd /
-common="--threads 16 --passages 50 --repeat 1 --warmup 0s --wait yield --no-check --format json --out /tmp/runs"
+# A step that hangs is ended (its log still comes out) rather than holding up the rest.
+step=${RIG_STEP_TIMEOUT:-600}
+common="--passages 50 --repeat 1 --warmup 0s --wait yield --no-check --format json --out /tmp/runs"
 for pin in physical compact scatter; do
   echo "rig: --pin \$pin"
-  lockbench run --lock std-mutex --pin \$pin \$common >\$out/pin-\$pin.json 2>\$out/pin-\$pin.log
+  timeout \$step lockbench run --lock std-mutex --baseline std-mutex --pin \$pin --threads 16 \$common >\$out/pin-\$pin.json 2>\$out/pin-\$pin.log \
+    || echo "rig: --pin \$pin exit \$?"
 done
 for pol in local interleave node:3; do
   echo "rig: --mem-policy \$pol"
-  lockbench run --lock lamport-bakery --baseline lamport-bakery --pin scatter --mem-policy \$pol \$common \
-    >\$out/mem-\${pol%%:*}.json 2>\$out/mem-\${pol%%:*}.log
+  timeout \$step lockbench run --lock lamport-bakery --baseline lamport-bakery --pin scatter --mem-policy \$pol \$common --threads 4 --stall-timeout 60s \
+    >\$out/mem-\${pol%%:*}.json 2>\$out/mem-\${pol%%:*}.log || echo "rig: --mem-policy \$pol exit \$?"
 done
 if [ $validate = 1 ]; then
   echo "rig: validate-server.sh --quick"

@@ -280,3 +280,67 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn without_numa_nodes_packages_stand_in() {
+    // Two packages of two cores each, no NUMA information.
+    let mut t = Topology::flat(&[0, 1, 2, 3]);
+    for c in &mut t.cpus {
+        c.package = c.id / 2;
+    }
+    assert_eq!(t.placement(PinMode::Compact, false), [0, 1, 2, 3]);
+    assert_eq!(t.placement(PinMode::Scatter, false), [0, 2, 1, 3]);
+}
+
+#[test]
+fn per_node_sums_rates_and_needs_two_nodes() {
+    use lockbench::runner::placement::per_node;
+    assert!(per_node([(Some(0), 1.0), (Some(0), 2.0)]).is_empty());
+    assert!(per_node([(None, 1.0), (None, 2.0)]).is_empty());
+    assert_eq!(
+        per_node([(Some(1), 1.0), (Some(0), 2.0), (Some(1), 3.0), (None, 9.0)]),
+        [(0, 1, 2.0), (1, 2, 4.0)]
+    );
+}
+
+#[test]
+fn memory_policies_parse_and_print_as_written() {
+    use lockbench::mem::placement::MemPolicy;
+    for s in ["local", "interleave", "node:0", "node:3"] {
+        assert_eq!(s.parse::<MemPolicy>().unwrap().to_string(), s);
+    }
+    for bad in ["", "node:", "node:x", "remote", "node:-1"] {
+        let e = bad.parse::<MemPolicy>().unwrap_err();
+        assert!(e.contains("node:N"), "{e}");
+    }
+}
+
+#[test]
+fn the_table_breaks_throughput_down_by_node_only_across_nodes() {
+    use lockbench::report::nodes::{markdown, table_section};
+    use lockbench::report::result::{RunResult, ThreadResult};
+    let run = |nodes: &[Option<usize>]| RunResult {
+        lock: "ticket".into(),
+        threads: nodes.len(),
+        mix: "distinct".into(),
+        per_thread: nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &node)| ThreadResult {
+                thread: i,
+                node,
+                rate_per_sec: 1000.0 * (i + 1) as f64,
+                ..ThreadResult::default()
+            })
+            .collect(),
+        ..RunResult::default()
+    };
+    assert!(table_section(&[run(&[Some(0), Some(0)])]).is_empty());
+    assert!(table_section(&[run(&[None, None])]).is_empty());
+    let s = table_section(&[run(&[Some(0), Some(1), Some(1)])]);
+    assert!(s.contains("ticket t=3 distinct: node 0 1 thread "), "{s}");
+    assert!(s.contains("node 1 2 threads"), "{s}");
+    let mut md = String::new();
+    markdown(&mut md, &[run(&[Some(0), Some(1)])]);
+    assert!(md.starts_with("## Throughput per NUMA node"), "{md}");
+}

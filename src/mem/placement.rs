@@ -269,26 +269,3 @@ pub fn apply(
     }
     placed
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn policies_parse_and_print_as_written() {
-        for s in ["local", "interleave", "node:0", "node:3"] {
-            assert_eq!(s.parse::<MemPolicy>().unwrap().to_string(), s);
-        }
-        for bad in ["", "node:", "node:x", "remote", "node:-1"] {
-            let e = bad.parse::<MemPolicy>().unwrap_err();
-            assert!(e.contains("node:N"), "{e}");
-        }
-    }
-
-    #[test]
-    fn masks_set_one_bit_per_node() {
-        assert_eq!(mask(&[0]), [1]);
-        assert_eq!(mask(&[1, 3]), [0b1010]);
-        assert_eq!(mask(&[64]).len(), 2);
-    }
-}

@@ -150,29 +150,3 @@ pub fn per_node(
     }
     by.into_iter().map(|(n, (t, r))| (n, t, r)).collect()
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn per_node_sums_rates_and_needs_two_nodes() {
-        assert!(per_node([(Some(0), 1.0), (Some(0), 2.0)]).is_empty());
-        assert!(per_node([(None, 1.0), (None, 2.0)]).is_empty());
-        assert_eq!(
-            per_node([(Some(1), 1.0), (Some(0), 2.0), (Some(1), 3.0), (None, 9.0)]),
-            [(0, 1, 2.0), (1, 2, 4.0)]
-        );
-    }
-
-    #[test]
-    fn without_numa_nodes_packages_stand_in() {
-        // Two packages of two cores each, no NUMA information.
-        let mut t = Topology::flat(&[0, 1, 2, 3]);
-        for c in &mut t.cpus {
-            c.package = c.id / 2;
-        }
-        assert_eq!(compact(&t, false), [0, 1, 2, 3]);
-        assert_eq!(scatter(&t, false), [0, 2, 1, 3]);
-    }
-}
