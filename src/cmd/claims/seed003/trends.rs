@@ -206,14 +206,16 @@ fn outperforms(v: &Value) -> Result<Judged, String> {
             let at = format!("{param} = {}", w.0);
             let m2 = param == "m" && w.0 == 2.0;
             let small = param == "n" && w.0 < 10.0;
+            let ra2_better = w.1 > 1.0 && t.1 < 1.0;
+            let ours_better = w.1 < 1.0 && t.1 > 1.0;
             if m2 {
-                if !(w.1 > 1.0 && t.1 < 1.0) {
+                if !ra2_better {
                     bad.push(format!(
                         "{at}: RA2 not better (wait {:.3}, throughput {:.3})",
                         w.1, t.1
                     ));
                 }
-            } else if !(w.1 < 1.0 && t.1 > 1.0) {
+            } else if !ours_better {
                 bad.push(format!("{at}: wait {:.3}, throughput {:.3}", w.1, t.1));
             }
             if small && s.1 <= 1.0 {
