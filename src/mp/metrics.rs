@@ -50,6 +50,11 @@ pub struct Tally {
     pub wait_hops: (u64, u64, u64),
     /// Causal hops of synchronization delays: sum, max, count.
     pub sync_hops: (u64, u64, u64),
+    /// Hops on the path each entry waited for, from its request (the simulator, n ≤ 64).
+    pub path_wait: PathHops,
+    /// Hops on the path each entry after an exit that emptied the system waited for, from
+    /// that exit.
+    pub path_sync: PathHops,
     /// Critical sections completed.
     pub completed: u64,
     /// ∫ inside dt, time with someone inside, largest number inside.
@@ -91,6 +96,8 @@ impl Tally {
             sync_max: 0.0,
             wait_hops: (0, 0, 0),
             sync_hops: (0, 0, 0),
+            path_wait: PathHops::default(),
+            path_sync: PathHops::default(),
             completed: 0,
             inside_integral: 0.0,
             busy_time: 0.0,
@@ -327,6 +334,8 @@ impl Tally {
             a.1 = a.1.max(b.1);
             a.2 += b.2;
         }
+        self.path_wait.absorb(&o.path_wait);
+        self.path_sync.absorb(&o.path_sync);
         for (a, b) in self.per_proc_wait.iter_mut().zip(&o.per_proc_wait) {
             a.0 += b.0;
             a.1 += b.1;
@@ -374,6 +383,22 @@ impl Tally {
         add_hops(&mut self.sync_hops, h);
     }
 
+    /// Records the path an entry waited for: `hops` messages from the entering process's
+    /// request (`from_request`), or from another event; `describe` gives the path.
+    pub fn path_wait(&mut self, hops: u64, from_request: bool, describe: impl Fn() -> String) {
+        self.path_wait.add(hops, from_request, describe);
+    }
+
+    /// Records the path an entry after an exit that emptied the system waited for: `hops`
+    /// of its messages sent at that exit or later; `from_exit`: whether it began there (else
+    /// it is also counted as begun elsewhere).
+    pub fn path_sync(&mut self, hops: u64, from_exit: bool, describe: impl Fn() -> String) {
+        if !from_exit {
+            self.path_sync.elsewhere += 1;
+        }
+        self.path_sync.add(hops, true, describe);
+    }
+
     /// Records a synchronization delay.
     pub fn sync(&mut self, d: f64) {
         self.sync_sum += d;
@@ -393,6 +418,55 @@ impl Tally {
             return 1.0;
         }
         Fairness::of(&means).jain
+    }
+}
+
+/// Hops on the paths entries waited for (seed 003 §2.2.1, as its Theorems 10 and 11 count
+/// them): the messages, one after the other, from an event to the entry.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PathHops {
+    /// Over the paths that begin at the event measured from: sum, most, count.
+    pub sum: u64,
+    /// Most hops.
+    pub max: u64,
+    /// Paths counted.
+    pub count: u64,
+    /// Entries whose path began at another event (they also waited for that event).
+    pub elsewhere: u64,
+    /// The first path with `max` hops, described.
+    pub longest: Option<String>,
+    /// The first entry whose path began elsewhere, described.
+    pub first_elsewhere: Option<String>,
+}
+
+impl PathHops {
+    fn add(&mut self, hops: u64, from_start: bool, describe: impl Fn() -> String) {
+        if !from_start {
+            self.elsewhere += 1;
+            if self.first_elsewhere.is_none() {
+                self.first_elsewhere = Some(describe());
+            }
+            return;
+        }
+        if self.count == 0 || hops > self.max {
+            self.longest = Some(describe());
+        }
+        self.sum += hops;
+        self.max = self.max.max(hops);
+        self.count += 1;
+    }
+
+    fn absorb(&mut self, o: &PathHops) {
+        self.sum += o.sum;
+        self.max = self.max.max(o.max);
+        self.count += o.count;
+        self.elsewhere += o.elsewhere;
+        if self.longest.is_none() {
+            self.longest.clone_from(&o.longest);
+        }
+        if self.first_elsewhere.is_none() {
+            self.first_elsewhere.clone_from(&o.first_elsewhere);
+        }
     }
 }
 
@@ -487,6 +561,29 @@ pub struct MpResult {
     pub sync_delay_hops: Option<f64>,
     /// Largest synchronization delay in message hops.
     pub sync_delay_hops_max: Option<u64>,
+    /// Waiting time in hops as seed 003 §2.2.1 counts them: the messages on the path the entry
+    /// waited for, from its request (simulator only, n ≤ 64; null elsewhere). Mean over the
+    /// entries whose path begins at their request.
+    pub waiting_time_path_hops: Option<f64>,
+    /// Largest waiting time in hops on the path waited for.
+    pub waiting_time_path_hops_max: Option<u64>,
+    /// The first path with that many hops, message by message.
+    pub waiting_time_path_longest: Option<String>,
+    /// Entries whose path began at another event than their request (they waited for another
+    /// process's exit, request or timer too), and the first, described.
+    pub waiting_path_elsewhere: Option<u64>,
+    /// The first of those.
+    pub waiting_path_elsewhere_first: Option<String>,
+    /// Synchronization delay in hops on the path waited for: its messages sent at the exit
+    /// that emptied the system or later (mean).
+    pub sync_delay_path_hops: Option<f64>,
+    /// Largest synchronization delay in hops on the path waited for.
+    pub sync_delay_path_hops_max: Option<u64>,
+    /// The first path with that many hops, message by message.
+    pub sync_delay_path_longest: Option<String>,
+    /// Entries after an exit that emptied the system whose path began elsewhere (before the
+    /// exit, such as a token sent before it; only the messages sent from the exit on count).
+    pub sync_path_elsewhere: Option<u64>,
     /// Critical sections completed per time unit.
     pub throughput: f64,
     /// Mean processes inside while anyone is.
@@ -509,8 +606,15 @@ pub struct MpResult {
     pub violations: Vec<String>,
     /// A liveness failure (a request unserved past the watchdog bound), with state.
     pub liveness_failure: Option<String>,
-    /// TokenGME: most sessions a queued request waited.
+    /// TokenGME: most sessions a queued request waited, as the algorithm counts them (the age
+    /// it reports; ledger rows judge `sessions_passed_max`).
     pub starvation_sessions_max: Option<u64>,
+    /// Group mutual exclusion on the simulator: most sessions of other types that began while
+    /// one request waited, observed from the entries' types (runs of entries of one type;
+    /// `sim/passed.rs`), never read from the algorithm.
+    pub sessions_passed_max: Option<u64>,
+    /// The first request passed over by that many, described.
+    pub sessions_passed_worst: Option<String>,
     /// TokenGME: the bound m(n + 1) − 1.
     pub starvation_bound: Option<u64>,
     /// Seed 003 §5.1 (TokenGME on the simulator; null elsewhere): events after which a
@@ -569,6 +673,22 @@ impl MpResult {
             self.sync_delay_max = Some(t.sync_max);
             self.sync_delay_hops = mean(t.sync_hops);
             self.sync_delay_hops_max = (t.sync_hops.2 > 0).then_some(t.sync_hops.1);
+            let p = &t.path_sync;
+            if p.count + p.elsewhere > 0 {
+                self.sync_delay_path_hops = (p.count > 0).then(|| p.sum as f64 / p.count as f64);
+                self.sync_delay_path_hops_max = (p.count > 0).then_some(p.max);
+                self.sync_delay_path_longest.clone_from(&p.longest);
+                self.sync_path_elsewhere = Some(p.elsewhere);
+            }
+        }
+        let p = &t.path_wait;
+        if p.count + p.elsewhere > 0 {
+            self.waiting_time_path_hops = (p.count > 0).then(|| p.sum as f64 / p.count as f64);
+            self.waiting_time_path_hops_max = (p.count > 0).then_some(p.max);
+            self.waiting_time_path_longest.clone_from(&p.longest);
+            self.waiting_path_elsewhere = Some(p.elsewhere);
+            self.waiting_path_elsewhere_first
+                .clone_from(&p.first_elsewhere);
         }
         self.throughput = if time > 0.0 {
             t.completed as f64 / time

@@ -23,11 +23,16 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
             eprintln!("error: {} seed {}: liveness: {l}", r.algo, r.seed);
             code = 1;
         }
-        if let (Some(w), Some(b)) = (r.starvation_sessions_max, r.starvation_bound) {
+        // Sessions observed from the entries (never the algorithm's own count) where the
+        // simulator observes them.
+        let passed = r.sessions_passed_max.or(r.starvation_sessions_max);
+        if let (Some(w), Some(b)) = (passed, r.starvation_bound) {
             if w > b {
                 eprintln!(
-                    "error: {} seed {}: a request waited {w} sessions > bound {b}",
-                    r.algo, r.seed
+                    "error: {} seed {}: a request was passed over by {w} sessions > bound {b}: {}",
+                    r.algo,
+                    r.seed,
+                    r.sessions_passed_worst.as_deref().unwrap_or("")
                 );
                 code = 1;
             }
@@ -83,6 +88,7 @@ pub fn render(results: &[MpResult], format: Format) -> String {
                 r.messages_per_request_max.to_string(),
                 format!("{:.2}", r.message_size_mean),
                 format!("{:.2}", r.waiting_time_mean),
+                opt(r.waiting_time_path_hops),
                 opt(r.waiting_time_hops),
                 opt(r.sync_delay_mean),
                 format!("{:.4}", r.throughput),
@@ -101,8 +107,8 @@ pub fn render(results: &[MpResult], format: Format) -> String {
         })
         .collect();
     let head = [
-        "algo", "n", "m", "seed", "msg/req", "max", "size", "wait", "hops", "sync", "thrpt",
-        "inside", "safety", "wall s", "Mev/s",
+        "algo", "n", "m", "seed", "msg/req", "max", "size", "wait", "path", "chain", "sync",
+        "thrpt", "inside", "safety", "wall s", "Mev/s",
     ];
     let mut out = String::new();
     if let Some(r) = results.first() {
@@ -147,10 +153,12 @@ fn legend(sim: bool) -> String {
     format!(
         "n: processes; m: session types; msg/req: messages between distinct processes per request, mean;\n\
          max: their most for one request; size: integers per message, mean;\n\
-         wait: request → entry, {unit}, mean; hops: that wait in message hops (simulator, n ≤ 64);\n\
+         wait: request → entry, {unit}, mean; path: the hops of the messages the entry waited for, mean;\n\
+         chain: the longest causal chain of messages before the entry, mean (simulator, n ≤ 64);\n\
          sync: last exit with someone waiting → next entry, {unit}, mean;\n\
          thrpt: critical sections per {per}; inside: processes inside while anyone is, mean/most;\n\
-         safety: ok, N VIOL (safety violations) or STUCK (no progress); wall s: the run's wall-clock seconds\n"
+         safety: ok, N VIOL (safety violations) or STUCK (no progress); wall s: the run's wall-clock seconds;\n\
+         Mev/s: the simulator's million events per wall-clock second\n"
     )
 }
 

@@ -24,7 +24,7 @@ use crate::report::compare::ratio_estimate;
 
 /// The suites the binary carries, by the path they have in the checkout: `sim --paper` (and so
 /// `claims`) runs them from any directory. A file at that path, where there is one, wins.
-pub const BUNDLED: [(&str, &str); 3] = [
+pub const BUNDLED: [(&str, &str); 5] = [
     (
         "bench-configs/claims-paper.toml",
         include_str!("../../bench-configs/claims-paper.toml"),
@@ -32,6 +32,14 @@ pub const BUNDLED: [(&str, &str); 3] = [
     (
         "bench-configs/claims-paper-n500.toml",
         include_str!("../../bench-configs/claims-paper-n500.toml"),
+    ),
+    (
+        "bench-configs/claims-paper-trends.toml",
+        include_str!("../../bench-configs/claims-paper-trends.toml"),
+    ),
+    (
+        "bench-configs/claims-paper-trends-quick.toml",
+        include_str!("../../bench-configs/claims-paper-trends-quick.toml"),
     ),
     (
         "bench-configs/message-passing-paper.toml",

@@ -103,6 +103,9 @@ pub struct TokenGme {
     /// A2 issues secondaries (false only in the deliberately broken variant that checks the
     /// §5.1 checker).
     admit: bool,
+    /// A6 ages the requests it leaves queued (false only in the deliberately broken variant
+    /// that checks Theorem 6's row: priority is then size alone, and a rare type starves).
+    ageing: bool,
 }
 
 impl TokenGme {
@@ -139,7 +142,16 @@ impl TokenGme {
             bounded: None,
             ft: None,
             admit: true,
+            ageing: true,
         }
+    }
+
+    /// The deliberately broken variant whose A6 never ages a queued request (the self-reported
+    /// age then stays 0 while the request starves): a negative control for Theorem 6's row.
+    #[cfg(test)]
+    pub(crate) fn without_ageing(mut self) -> Self {
+        self.ageing = false;
+        self
     }
 
     /// Process `me` of the bounded variant (seed 003 §5.2): sequence numbers in 0..=smax.
@@ -304,7 +316,7 @@ impl TokenGme {
         t.queue = rest
             .into_iter()
             .map(|mut q| {
-                q.age += 1;
+                q.age += u64::from(self.ageing);
                 q
             })
             .collect();

@@ -8,6 +8,7 @@ use std::collections::VecDeque;
 use super::deferred::Deferred;
 use super::down::Crashes;
 use super::hops::{Hops, TwoHopTracker, HOPS_MAX_N};
+use super::passed::Passed;
 use super::queue::{Kind, Queue};
 use crate::mp::metrics::Tally;
 use crate::mp::run_config::RunConfig;
@@ -74,6 +75,8 @@ pub(super) struct Core<M> {
     pub(super) types_per_request: usize,
     pub(super) want_types: Vec<Vec<Group>>,
     pub(super) two_hop: Option<TwoHopTracker>,
+    /// Sessions each request was passed over by, observed from the entries (Theorem 6).
+    pub(super) passed: Passed,
 }
 
 impl<M: Message> Core<M> {
@@ -119,6 +122,7 @@ impl<M: Message> Core<M> {
             types_per_request: 1,
             want_types: Vec::new(),
             two_hop: None,
+            passed: Passed::new(n),
         }
     }
 
@@ -153,6 +157,7 @@ impl<M: Message> Core<M> {
         self.waiting += 1;
         self.tally.start_cycle(p);
         self.hops.new_source(p, p);
+        self.passed.request(p);
     }
 
     /// The delivery time of a message `from` → `to` sent now: its delay drawn, after the
@@ -252,6 +257,8 @@ impl<M: Message> Core<M> {
         self.tally.wait(p, self.now - since);
         self.tally.entered(p);
         self.record_wait_hops(p);
+        self.record_paths(p);
+        self.passed.entry(p, g, since, self.now);
         if let Some(t) = self.two_hop.as_mut() {
             let h = self.hops.on.then(|| self.hops.depth(p, p));
             t.entry(p, g, h, self.now - since, self.now);

@@ -46,7 +46,8 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
             );
             return;
         }
-        let hops = self.core.hops.of(from, to);
+        let now = self.core.now;
+        let hops = self.core.hops.of(from, to, msg.kind(), now);
         self.core.q.push(
             t,
             Kind::Deliver {

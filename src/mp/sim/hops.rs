@@ -3,9 +3,18 @@
 //! to its entry has. Each message carries its sender's depths; its receiver keeps the
 //! deeper of its own and the message's, one hop further. And seed 003 §5.1's two-hop
 //! property of multi-type requests, measured with those depths ([`TwoHop`]).
+//!
+//! Beside the longest chain, the path an entry waited for (seed 003 §2.2.1's waiting time and
+//! synchronization delay in hops): each handler runs because of one event, a delivered message
+//! or a local event (a request, an exit, a timer); each message sent in it is linked to that
+//! event. Followed back from an entry, the links give the messages the entry waited for, one
+//! after the other, down to the local event the path began at. A message that arrived before
+//! the one that ran the handler (a RELEASE received before the REQUEST it answers) is on no
+//! such path, though it lengthens the longest chain.
 
+use super::core::{Core, Phase};
 pub use crate::mp::two_hop::{MultiType, TwoHop};
-use crate::mp::{Group, Pid};
+use crate::mp::{Group, Message, Pid};
 
 /// Hops are tracked (O(n) per message) up to this many processes.
 pub const HOPS_MAX_N: usize = 64;
@@ -14,6 +23,33 @@ pub const HOPS_MAX_N: usize = 64;
 /// depth since that request), and last (sync epoch, depth since the exit that emptied the
 /// system). Epoch 0: not causally after any.
 pub(super) type HopDepths = Option<Box<[(u32, u32)]>>;
+
+/// No link: a path that begins at a local event.
+const NONE: u32 = u32::MAX;
+
+/// One message on the paths followed back from entries: its sender, receiver and kind, when
+/// it was sent, and what ran the handler that sent it.
+#[derive(Debug)]
+struct Link {
+    /// The message whose delivery ran the sender's handler (NONE: a local event, `origin`).
+    parent: u32,
+    /// The local event the path begins at (an index of `Hops::origins`).
+    origin: u32,
+    /// Messages between distinct processes on the path, this one included.
+    depth: u32,
+    from: u32,
+    to: u32,
+    kind: &'static str,
+    sent: f64,
+}
+
+/// What ran a process's latest handler: a delivered message (`link`) or a local event.
+#[derive(Clone, Copy, Debug)]
+struct Trigger {
+    link: u32,
+    origin: u32,
+    depth: u32,
+}
 
 /// Every process's depths.
 pub(super) struct Hops {
@@ -24,6 +60,28 @@ pub(super) struct Hops {
     /// of the longest chain from j's current request to q.
     reach: Vec<(u32, u32)>,
     epoch: Vec<u32>,
+    /// Every message sent, as a link (a message carries its index after its depths).
+    links: Vec<Link>,
+    /// Every local event: (process, what, when).
+    origins: Vec<(Pid, &'static str, f64)>,
+    /// Per process: what ran its latest handler.
+    trig: Vec<Trigger>,
+    /// Per process: the local event its current request began at.
+    req_origin: Vec<u32>,
+    /// The exit that last emptied the system with someone waiting.
+    sync_origin: u32,
+}
+
+/// The path an entry waited for.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Waited {
+    /// Messages between distinct processes on it.
+    pub(super) hops: u64,
+    /// Whether it begins at the entering process's own request (else the entry also waited
+    /// for another event: another process's exit, request or timer).
+    pub(super) from_request: bool,
+    /// Whether it begins at the exit that last emptied the system.
+    pub(super) from_sync: bool,
 }
 
 impl Hops {
@@ -39,7 +97,81 @@ impl Hops {
                 Vec::new()
             },
             epoch: vec![0; n + 1],
+            links: Vec::new(),
+            origins: Vec::new(),
+            trig: vec![
+                Trigger {
+                    link: NONE,
+                    origin: NONE,
+                    depth: 0
+                };
+                n
+            ],
+            req_origin: vec![NONE; n],
+            sync_origin: NONE,
         }
+    }
+
+    /// A local event (`what`: a request, an exit, a timer) runs `p`'s handler at `now`: the
+    /// paths of the messages it sends begin there.
+    pub(super) fn local(&mut self, p: Pid, what: &'static str, now: f64) {
+        if self.on {
+            self.origins.push((p, what, now));
+            self.trig[p] = Trigger {
+                link: NONE,
+                origin: (self.origins.len() - 1) as u32,
+                depth: 0,
+            };
+        }
+    }
+
+    /// The path `p`'s entry now waited for.
+    pub(super) fn waited(&self, p: Pid) -> Waited {
+        let t = self.trig[p];
+        Waited {
+            hops: u64::from(t.depth),
+            from_request: t.origin != NONE && t.origin == self.req_origin[p],
+            from_sync: t.origin != NONE && t.origin == self.sync_origin,
+        }
+    }
+
+    /// Messages between distinct processes on the path `p`'s entry now waited for that were
+    /// sent at `since` or later.
+    pub(super) fn hops_since(&self, p: Pid, since: f64) -> u64 {
+        let mut h = 0;
+        let mut l = self.trig[p].link;
+        while l != NONE {
+            let k = &self.links[l as usize];
+            if k.sent < since {
+                break;
+            }
+            h += u64::from(k.from != k.to);
+            l = k.parent;
+        }
+        h
+    }
+
+    /// The path `p`'s entry at `now` waited for, message by message.
+    pub(super) fn describe(&self, p: Pid, now: f64) -> String {
+        let t = self.trig[p];
+        let mut steps = Vec::new();
+        let mut l = t.link;
+        while l != NONE {
+            let k = &self.links[l as usize];
+            steps.push(format!(
+                "{} p{}→p{} sent t={:.3}",
+                k.kind, k.from, k.to, k.sent
+            ));
+            l = k.parent;
+        }
+        steps.reverse();
+        let start = match self.origins.get(t.origin as usize) {
+            Some((q, what, at)) => format!("p{q} {what} at t={at:.3}"),
+            None => "the start".into(),
+        };
+        steps.insert(0, start);
+        steps.push(format!("p{p} enters at t={now:.3}"));
+        steps.join(" → ")
     }
 
     /// Starts a new causal source `j` (a request of process j, or j = n: the exit at `p` that
@@ -48,6 +180,11 @@ impl Hops {
         if self.on {
             self.epoch[j] += 1;
             self.reach[p * (self.n + 1) + j] = (self.epoch[j], 0);
+            if j == self.n {
+                self.sync_origin = self.trig[p].origin;
+            } else {
+                self.req_origin[p] = self.trig[p].origin;
+            }
         }
     }
 
@@ -61,30 +198,74 @@ impl Hops {
         }
     }
 
-    /// What a message from `from` carries: its sender's depths, one hop further.
-    pub(super) fn of(&self, from: Pid, to: Pid) -> HopDepths {
-        if !self.on || from == to {
+    /// What a message of `kind` from `from`, sent at `now`, carries: its sender's depths, one
+    /// hop further (none to itself), and its link.
+    pub(super) fn of(&mut self, from: Pid, to: Pid, kind: &'static str, now: f64) -> HopDepths {
+        if !self.on {
             return None;
         }
         let w = self.n + 1;
+        let hop = u32::from(from != to);
+        let t = self.trig[from];
+        self.links.push(Link {
+            parent: t.link,
+            origin: t.origin,
+            depth: t.depth + hop,
+            from: from as u32,
+            to: to as u32,
+            kind,
+            sent: now,
+        });
+        let link = (self.links.len() - 1) as u32;
         Some(
             self.reach[from * w..(from + 1) * w]
                 .iter()
-                .map(|&(e, d)| if e == 0 { (0, 0) } else { (e, d + 1) })
+                .map(|&(e, d)| if e == 0 { (0, 0) } else { (e, d + hop) })
+                .chain([(link, 0)])
                 .collect(),
         )
     }
 
-    /// Merges a delivered message's depths into its receiver's.
+    /// Merges a delivered message's depths into its receiver's; the message runs its
+    /// receiver's handler.
     pub(super) fn receive(&mut self, to: Pid, hops: &[(u32, u32)]) {
         let w = self.n + 1;
-        for (j, &(e, d)) in hops.iter().enumerate() {
+        if let Some(&(link, _)) = hops.get(w) {
+            let k = &self.links[link as usize];
+            self.trig[to] = Trigger {
+                link,
+                origin: k.origin,
+                depth: k.depth,
+            };
+        }
+        for (j, &(e, d)) in hops[..w].iter().enumerate() {
             if e != 0 && e == self.epoch[j] {
                 let mine = &mut self.reach[to * w + j];
                 if mine.0 != e || mine.1 < d {
                     *mine = (e, d);
                 }
             }
+        }
+    }
+}
+
+impl<M: Message> Core<M> {
+    /// Records the path `p`'s entry now waited for: its waiting time in hops when it begins at
+    /// `p`'s request (else that it waited for something else too); and when it follows an exit
+    /// that emptied the system (before `empty_since` is taken), its synchronization delay in
+    /// hops: the messages on the path sent at that exit or later (a path that began earlier,
+    /// such as a token sent before the exit and delivered after it, counts only those).
+    pub(super) fn record_paths(&mut self, p: Pid) {
+        if !self.hops.on || !matches!(self.phase[p], Phase::Waiting(..)) {
+            return;
+        }
+        let w = self.hops.waited(p);
+        let (hops, now) = (&self.hops, self.now);
+        let describe = || hops.describe(p, now);
+        self.tally.path_wait(w.hops, w.from_request, describe);
+        if let Some(t0) = self.empty_since {
+            let h = self.hops.hops_since(p, t0);
+            self.tally.path_sync(h, w.from_sync, describe);
         }
     }
 }

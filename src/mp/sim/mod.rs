@@ -18,6 +18,7 @@ mod ctx;
 mod deferred;
 mod down;
 mod hops;
+mod passed;
 mod queue;
 
 use std::time::Instant;
@@ -235,14 +236,16 @@ fn before_handler<M: crate::mp::Message>(core: &mut Core<M>, kind: &Kind<M>) {
                 core.hops.receive(*to, h);
             }
         }
-        Kind::Timer { .. } => {}
+        Kind::Timer { p, .. } => core.hops.local(*p, "timer", core.now),
         Kind::Want { p } => {
             let p = *p;
+            core.hops.local(p, "asks", core.now);
             let g = core.draw_request(p);
             core.start_wait(p, Phase::Waiting(core.now, g));
         }
         Kind::Leave { p } => {
             let p = *p;
+            core.hops.local(p, "leaves", core.now);
             if let Phase::Inside(g) = core.phase[p] {
                 if core.problem == Problem::LocalCs {
                     core.start_wait(p, Phase::Leaving(core.now, g));
@@ -321,6 +324,10 @@ where
     r.violations = safety.described.clone();
     r.liveness_failure = liveness;
     r.starvation_sessions_max = core.sessions_waited_max;
+    if run.problem == crate::mp::Problem::Gme {
+        r.sessions_passed_max = core.passed.max;
+        r.sessions_passed_worst = core.passed.worst.take();
+    }
     // Seed 003 §5.1, checked after every event of the TokenGME family.
     if run.algo.starts_with("token-gme") {
         r.unnecessary_blocking = Some(core.blocking.0);
