@@ -35,7 +35,7 @@ fn turns(paper: &str, mutant: &str) {
 }
 
 #[test]
-fn a_doorway_that_lets_two_in_at_k_1_turns_zehavis_quick_rows() {
+fn a_doorway_with_its_order_turned_round_turns_zehavis_quick_rows() {
     turns("001", "zehavi-kex/order-flipped");
 }
 

@@ -171,8 +171,9 @@ pub(super) fn execution(
     set_observer(None);
     set_wait_observer(None);
     set_mark_observer(None);
-    if let Some(w) = exec.lock().unwrap().monitor.witness.take() {
-        let mut all = tally.witnesses.lock().unwrap();
+    let found = std::mem::take(&mut exec.lock().unwrap().monitor.witnesses);
+    let mut all = tally.witnesses.lock().unwrap();
+    for w in found {
         let entry = all.entry(w.property).or_insert((0, w.what));
         entry.0 += 1;
     }

@@ -66,8 +66,8 @@ pub struct Monitor {
     claims: Claims,
     step: u64,
     procs: Vec<Proc>,
-    /// The first failure of an unclaimed property (a witness), if any.
-    pub witness: Option<Broken>,
+    /// The first failure of each unclaimed property (its witness), in the order they failed.
+    pub witnesses: Vec<Broken>,
     /// Check unclaimed properties as if claimed (stop at the first witness).
     strict: bool,
 }
@@ -101,7 +101,7 @@ impl Monitor {
             claims,
             step: 0,
             procs: vec![idle; n],
-            witness: None,
+            witnesses: Vec::new(),
             strict,
         }
     }
@@ -126,7 +126,8 @@ impl Monitor {
     }
 
     /// Records a failure: `Err` when the run must stop (a claimed property, or any property
-    /// when strict), otherwise the first unclaimed failure is kept as a witness.
+    /// when strict), otherwise the first failure of each unclaimed property is kept as its
+    /// witness.
     fn broken(
         &mut self,
         property: &'static str,
@@ -141,8 +142,8 @@ impl Monitor {
         if claimed || self.strict {
             Err(b)
         } else {
-            if self.witness.is_none() {
-                self.witness = Some(b);
+            if !self.witnesses.iter().any(|w| w.property == property) {
+                self.witnesses.push(b);
             }
             Ok(())
         }
@@ -387,10 +388,8 @@ mod tests {
         m.request(1, 1);
         m.wait_begin(0);
         assert!(m.wait_end(0, false).is_ok());
-        assert_eq!(
-            m.witness.as_ref().unwrap().property,
-            "P8 strong concurrent entry"
-        );
+        assert_eq!(m.witnesses[0].property, "P8 strong concurrent entry");
+        assert_eq!(m.witnesses.len(), 1);
     }
 
     #[test]

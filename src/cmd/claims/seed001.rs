@@ -11,8 +11,8 @@ use super::ledger::{Judged, Spec, Verdict};
 pub fn specs(l: &Level) -> Vec<Spec> {
     let mut v = Vec::new();
     let mut kex = l.verify("zehavi-kex", &[3, 4], "--passages 2");
-    // k = 1 (mutual exclusion), with a third passage: where a doorway that lets one process
-    // too many in shows at once (the `order-flipped` mutant), at the quick level too.
+    // k = 1 (mutual exclusion), with a third passage: where an error that lets one process
+    // too many in shows with two processes, at the quick level too.
     kex.extend(l.verify("zehavi-kex", &[2, 3], "--k 1 --passages 3"));
     for (id, claim, key) in [
         (

@@ -123,7 +123,7 @@ fn mutants() -> Vec<Mutant> {
         Mutant::new(
             "order-flipped",
             "7",
-            "Order<[p][i] ← (order.p < order.i) becomes (order.p > order.i): a doorway that tells every process the opposite of what it read",
+            "Order<[p][i] ← (order.p < order.i) becomes (order.p > order.i): the doorway tells every process the opposite of what it read",
             Zehavi::<S, U, ORDER_FLIPPED>::new,
         ),
         Mutant::new(
