@@ -78,7 +78,12 @@ fn each_memory_policy_puts_the_pages_on_its_nodes() {
         ("mem-interleave.json", "interleave"),
         ("mem-node.json", "node:3"),
     ] {
-        for r in read(&out.join(file)) {
+        let runs = read(&out.join(file));
+        assert!(
+            !runs.is_empty(),
+            "{policy}: no result (see the .log beside {file})"
+        );
+        for r in runs {
             assert_eq!(r["mem_policy"], policy);
             let pages = &r["mem_pages"];
             assert!(pages["error"].is_null(), "{policy}: {pages}");
