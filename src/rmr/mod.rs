@@ -27,8 +27,8 @@ use crate::registry::LockEntry;
 use crate::table::{Align, Table};
 
 pub use crate::locks::{Bound, Direction};
-pub use fit::{fit, Fit, Growth};
-pub use search::{candidates, worst, Candidate, Tried, Worst, DEFAULT_SEARCH};
+pub use fit::fit;
+pub use search::{worst, Candidate, Tried, Worst, DEFAULT_SEARCH};
 
 /// The schedule of an `rmr` run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]

@@ -14,6 +14,11 @@ pub mod spec;
 pub mod topology;
 mod watchdog;
 
+#[cfg(test)]
+mod stress_tests;
+#[cfg(test)]
+mod topology_tests;
+
 use std::sync::Once;
 
 use crate::mem::Aborted;

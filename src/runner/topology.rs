@@ -150,9 +150,7 @@ impl std::error::Error for TopologyError {
     }
 }
 
-pub use super::cpus::{
-    allowed_cpus, cpu_for, format_cpu_list, parse_cpu_list, pin_current_thread, CpuListError,
-};
+pub use super::cpus::{allowed_cpus, cpu_for, format_cpu_list, parse_cpu_list, pin_current_thread};
 
 impl Topology {
     /// Reads the topology from a sysfs tree: `cpu_root` like `/sys/devices/system/cpu`,
@@ -308,6 +306,7 @@ impl Topology {
         restricted
     }
 
+    #[cfg(test)]
     /// The CPU with id `id`, if online.
     pub fn cpu(&self, id: usize) -> Option<&Cpu> {
         self.cpus
