@@ -176,7 +176,7 @@ pub(crate) fn find(name: &str) -> Option<LockEntry> {
 /// ```
 /// let ticket = lockbench::registry::lookup("ticket").unwrap();
 /// assert_eq!(ticket.info.name, "ticket");
-/// let err = lockbench::registry::lookup("no-such-lock").unwrap_err();
+/// let Err(err) = lockbench::registry::lookup("no-such-lock") else { unreachable!() };
 /// assert!(err.to_string().contains("lockbench list"));
 /// ```
 pub fn lookup(name: &str) -> Result<LockEntry, UsageError> {
