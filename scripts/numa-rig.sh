@@ -8,7 +8,7 @@
 # physical, compact and scatter, and 4 scattered threads (one per node) of the Lamport bakery
 # under --mem-policy local, interleave and node:3, then `validate-server.sh --quick` (yield waits, a few
 # locks: timing under emulation means nothing, correctness does). The results come out over a
-# second serial port; `cargo test --test numa_rig` then checks each policy's CPUs against the
+# second serial port; `cargo test --lib numa_rig` then checks each policy's CPUs against the
 # guest's sysfs and that every page was on the node its policy names, and the validation
 # report is written from the guest's results. Needs scripts/install-rig.sh (run here first).
 # LOCKBENCH=PATH uses that binary instead of building the release one. It takes several minutes
@@ -108,5 +108,5 @@ tr -d '\r' <"$work/data.b64" | base64 -d | tar -C "$work" -xzf -
 if [ $validate = 1 ] && [ -s "$work/out/validate/validate.args" ]; then
   python3 "$here/scripts/validate-report.py" "$work/out/validate" $(cat "$work/out/validate/validate.args")
 fi
-(cd "$here" && LOCKBENCH_RIG_OUT="$work/out" cargo test --quiet --test numa_rig -- --nocapture)
+(cd "$here" && LOCKBENCH_RIG_OUT="$work/out" cargo test --quiet --lib numa_rig -- --nocapture)
 echo "numa-rig.sh: ok; results in $work/out"

@@ -19,33 +19,19 @@ mod start;
 
 // The rest is the harness itself: reachable for the crate's own integration tests and tools,
 // not part of the documented interface, and free to change.
-#[doc(hidden)]
-pub mod check;
-#[doc(hidden)]
-pub mod cli;
-#[doc(hidden)]
-pub mod cmd;
-#[doc(hidden)]
-pub mod engine;
-#[doc(hidden)]
-pub mod hw;
-#[doc(hidden)]
-pub mod metrics;
-#[doc(hidden)]
-pub mod mp;
-#[doc(hidden)]
-pub mod opts;
-#[doc(hidden)]
-pub mod report;
-#[doc(hidden)]
-pub mod rmr;
-#[doc(hidden)]
-pub mod runner;
-#[doc(hidden)]
-pub mod table;
-#[doc(hidden)]
-pub mod verify;
-#[doc(hidden)]
-pub mod workload;
+pub(crate) mod check;
+pub(crate) mod cli;
+pub(crate) mod cmd;
+pub(crate) mod engine;
+pub(crate) mod hw;
+pub(crate) mod metrics;
+pub(crate) mod mp;
+pub(crate) mod opts;
+pub(crate) mod report;
+pub(crate) mod rmr;
+pub(crate) mod runner;
+pub(crate) mod table;
+pub(crate) mod verify;
+pub(crate) mod workload;
 
 pub use start::main_with;

@@ -54,6 +54,7 @@ impl<'a> Table<'a> {
         self
     }
 
+    #[cfg(test)]
     /// Whether no row was added.
     pub fn is_empty(&self) -> bool {
         !self.lines.iter().any(|l| matches!(l, Line::Cells(_)))

@@ -463,22 +463,17 @@ fn two_at_a_time<T: Sync>(items: &[T], check: impl Fn(&T) + Sync) {
 /// both good and bad: no panic, and only the documented exit codes.
 #[test]
 fn random_argument_vectors_never_panic() {
-    let names: Vec<String> = lockbench::engine::options::option_names()
-        .into_iter()
-        .filter(|n| !matches!(n.as_str(), "out" | "config" | "version"))
+    // The options of `run` as its help lists them (`--save-as` is the command's own, not an
+    // option of the run or a key of its config file).
+    let options = common::help_options("run");
+    let names: Vec<String> = options
+        .iter()
+        .map(|o| o.long.clone())
+        .filter(|n| !matches!(n.as_str(), "out" | "config" | "save-as"))
         .collect();
     assert!(names.len() > 20, "{names:?}");
-    // The choices clap knows for an option (its enums), so many vectors are valid runs.
-    let command = <lockbench::engine::options::RunArgs as clap::Args>::augment_args(
-        clap::Command::new("run"),
-    );
-    let arg = |name: &str| {
-        command
-            .get_arguments()
-            .find(|a| a.get_long() == Some(name))
-            .unwrap()
-            .clone()
-    };
+    // The choices the help lists for an option (its enums), so many vectors are valid runs.
+    let arg = |name: &str| options.iter().find(|o| o.long == name).unwrap();
     // Values that make a quick valid run, where the option has no choices of its own.
     let good = |name: &str| -> Vec<String> {
         let v: &[&str] = match name {
@@ -500,12 +495,7 @@ fn random_argument_vectors_never_panic() {
             "seed" => &["9"],
             _ => &[],
         };
-        let a = arg(name);
-        let mut all: Vec<String> = a
-            .get_possible_values()
-            .iter()
-            .map(|p| p.get_name().to_string())
-            .collect();
+        let mut all: Vec<String> = arg(name).choices.clone();
         all.extend(v.iter().map(|s| s.to_string()));
         all
     };
@@ -598,7 +588,7 @@ fn random_argument_vectors_never_panic() {
             for n in &chosen {
                 v.push(format!("--{n}"));
                 let known = good(n);
-                let flag = !arg(n).get_action().takes_values();
+                let flag = !arg(n).takes_value;
                 if flag {
                     // A flag, sometimes given a stray value.
                     if next(8) == 0 {
@@ -756,12 +746,10 @@ fn every_run_config_in_bench_configs_reads() {
 /// line.
 #[test]
 fn random_sim_argument_vectors_never_panic() {
-    let command =
-        <lockbench::cmd::sim::Args as clap::Args>::augment_args(clap::Command::new("sim"));
-    let options: Vec<(String, bool)> = command
-        .get_arguments()
-        .filter_map(|a| Some((a.get_long()?.to_string(), a.get_action().takes_values())))
-        .filter(|(n, _)| !matches!(n.as_str(), "paper" | "trace" | "help"))
+    let options: Vec<(String, bool)> = common::help_options("sim")
+        .into_iter()
+        .map(|o| (o.long, o.takes_value))
+        .filter(|(n, _)| !matches!(n.as_str(), "paper" | "trace"))
         .collect();
     assert!(options.len() > 15, "{options:?}");
     let values = [

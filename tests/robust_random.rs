@@ -53,13 +53,11 @@ fn xorshift(mut state: u64) -> impl FnMut(usize) -> usize {
     }
 }
 
-/// The long options of `name` and whether each takes a value, from clap.
+/// The long options of `name` and whether each takes a value, from its `--help`.
 fn options_of(name: &str) -> Vec<(String, bool)> {
-    let cli = <lockbench::cli::Cli as clap::CommandFactory>::command();
-    let sub = cli.find_subcommand(name).expect("a subcommand");
-    sub.get_arguments()
-        .filter_map(|a| Some((a.get_long()?.to_string(), a.get_action().takes_values())))
-        .filter(|(n, _)| n != "help")
+    common::help_options(name)
+        .into_iter()
+        .map(|o| (o.long, o.takes_value))
         .collect()
 }
 

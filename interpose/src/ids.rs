@@ -15,19 +15,19 @@ const NONE: usize = usize::MAX;
 thread_local! {
     /// This thread's id (NONE until its first lock call, and again after its destructor ran).
     static ID: Cell<usize> = const { Cell::new(NONE) };
-    /// Gives the id back when the thread exits.
-    static RELEASE: Release = const { Release };
+    /// Gives the id back, to the id space it came from, when the thread exits.
+    static RELEASE: Release = const { Release(Cell::new(None)) };
 }
 
-struct Release;
+struct Release(Cell<Option<&'static Ids>>);
 
 impl Drop for Release {
     fn drop(&mut self) {
         let id = ID.get();
         if id != NONE {
             ID.set(NONE);
-            if let Some(state) = crate::state::get_if_ready() {
-                state.ids.free(id);
+            if let Some(ids) = self.0.get() {
+                ids.free(id);
             }
         }
     }
@@ -58,7 +58,7 @@ impl Ids {
 
     /// The calling thread's id, taking a free one at its first call.
     #[inline]
-    pub fn current(&self) -> usize {
+    pub fn current(&'static self) -> usize {
         let id = ID.get();
         if id != NONE {
             return id;
@@ -67,7 +67,7 @@ impl Ids {
     }
 
     #[cold]
-    fn take(&self) -> usize {
+    fn take(&'static self) -> usize {
         let id = self.alloc().unwrap_or_else(|| {
             crate::fatal_gave_up(&format!(
                 "more than {n} threads took locks at once, and LOCKBENCH_PROCS={n} ids exist: \
@@ -78,7 +78,7 @@ impl Ids {
         ID.set(id);
         // Register the destructor; after it has run (a lock taken by a later thread-local
         // destructor) the id cannot be given back, so it is counted as leaked.
-        if RELEASE.try_with(|_| ()).is_err() {
+        if RELEASE.try_with(|r| r.0.set(Some(self))).is_err() {
             self.leaked.fetch_add(1, Ordering::Relaxed);
         }
         id

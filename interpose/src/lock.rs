@@ -26,8 +26,7 @@ use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use lockbench::locks::Lock;
 
-use crate::state::State;
-use crate::stats::{bump, Report};
+use crate::stats::{bump, Report, Stats};
 
 /// Not classified yet (fresh, or destroyed).
 pub const UNKNOWN: u8 = 0;
@@ -58,13 +57,13 @@ const TRY_BIT: u64 = 1;
 const ONE: u64 = 2;
 
 impl Entry {
-    /// A fresh, unclassified stand-in.
-    pub fn new(s: &State) -> Entry {
+    /// A fresh, unclassified stand-in over `lock` (`None`: `pthread`).
+    pub fn new(lock: Option<Box<dyn Lock>>) -> Entry {
         Entry {
             gate: AtomicU64::new(0),
             owner: AtomicUsize::new(0),
             kind: AtomicU8::new(UNKNOWN),
-            lock: s.entry.as_ref().map(|e| (e.native)(&s.params)),
+            lock,
         }
     }
 
@@ -146,9 +145,9 @@ impl Entry {
     /// The oracle, at an exclusive entry: nobody may be inside yet (a plain load and a store,
     /// no atomic read-modify-write).
     #[inline]
-    pub fn mark_owner(&self, s: &State, p: usize) {
+    pub fn mark_owner(&self, stats: &Stats, p: usize) {
         if self.owner.load(Ordering::Relaxed) != 0 {
-            bump(&s.stats.per_id[p].violations);
+            bump(&stats.per_id[p].violations);
         }
         self.owner.store(p + 1, Ordering::Relaxed);
     }
@@ -161,34 +160,20 @@ impl Entry {
 
     /// The oracle, at an exclusive release: was `p` alone since it entered?
     #[inline]
-    pub fn check_owner(&self, s: &State, p: usize) {
+    pub fn check_owner(&self, stats: &Stats, p: usize) {
         if self.owner.load(Ordering::Relaxed) != p + 1 {
-            bump(&s.stats.per_id[p].violations);
+            bump(&stats.per_id[p].violations);
         }
         self.owner.store(0, Ordering::Relaxed);
     }
 
     /// The oracle, at a shared release: no exclusive holder inside.
     #[inline]
-    pub fn check_no_owner(&self, s: &State, p: usize) {
+    pub fn check_no_owner(&self, stats: &Stats, p: usize) {
         if self.owner.load(Ordering::Relaxed) != 0 {
-            bump(&s.stats.per_id[p].violations);
+            bump(&stats.per_id[p].violations);
         }
     }
-}
-
-/// The stand-in of the object at `addr` (made on first use).
-#[inline]
-pub fn entry(s: &'static State, addr: usize) -> &'static Entry {
-    s.table
-        .get_or_make(addr, || Entry::new(s))
-        .unwrap_or_else(|| {
-            crate::fatal_gave_up(&format!(
-            "the program used more than LOCKBENCH_MAX_LOCKS={} mutexes and rwlocks: rerun with \
-             a larger LOCKBENCH_MAX_LOCKS",
-            s.config.max_locks
-        ))
-        })
 }
 
 /// The session an exclusive acquisition asks for: its own, so that on a GME lock no two
@@ -206,7 +191,7 @@ pub fn reset_counts() {
 }
 
 /// The objects seen, for the statistics file.
-pub fn count_kinds(_s: &State, r: &mut Report) {
+pub fn count_kinds(r: &mut Report) {
     r.mutexes = COUNT_MUTEX.load(Ordering::Relaxed);
     r.passthrough_mutexes = COUNT_MUTEX_PASS.load(Ordering::Relaxed);
     r.rwlocks = COUNT_RWLOCK.load(Ordering::Relaxed);

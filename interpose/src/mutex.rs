@@ -22,7 +22,7 @@ use std::ffi::c_int;
 
 use libc::{pthread_cond_t, pthread_mutex_t, pthread_mutexattr_t, timespec};
 
-use crate::lock::{entry, exclusive_session, Entry, MUTEX, MUTEX_PASS};
+use crate::lock::{exclusive_session, Entry, MUTEX, MUTEX_PASS};
 use crate::real::reals;
 use crate::sample;
 use crate::state::{get, State};
@@ -49,7 +49,7 @@ type M = *mut pthread_mutex_t;
 
 #[inline]
 fn stand_in(s: &'static State, m: M) -> (&'static Entry, bool) {
-    let e = entry(s, m as usize);
+    let e = s.stand_in(m as usize);
     let pass = e.kind(|| classify(m)) == MUTEX_PASS;
     (e, pass)
 }
@@ -59,14 +59,14 @@ pub fn init(m: M, attr: *const pthread_mutexattr_t) -> c_int {
     let r = unsafe { (reals().mutex_init)(m, attr) };
     if r == 0 {
         let s = get();
-        entry(s, m as usize).set_kind(classify(m));
+        s.stand_in(m as usize).set_kind(classify(m));
     }
     r
 }
 
 pub fn destroy(m: M) -> c_int {
     if let Some(s) = crate::state::get_if_ready() {
-        entry(s, m as usize).forget_kind();
+        s.stand_in(m as usize).forget_kind();
     }
     // SAFETY: the program's argument, passed on.
     unsafe { (reals().mutex_destroy)(m) }
@@ -110,12 +110,12 @@ fn acquire(s: &State, e: &Entry, m: M, p: usize) -> c_int {
             if rc != 0 {
                 return rc;
             }
-            e.mark_owner(s, p);
+            e.mark_owner(&s.stats, p);
             busy
         }
         Some(l) => {
             let contended = e.enter(l.as_ref(), p, exclusive_session(p));
-            e.mark_owner(s, p);
+            e.mark_owner(&s.stats, p);
             take_real(m);
             contended
         }
@@ -131,7 +131,7 @@ fn release(s: &State, e: &Entry, m: M, p: usize, keep_real: bool) -> c_int {
     let r = reals();
     match &e.lock {
         None => {
-            e.check_owner(s, p);
+            e.check_owner(&s.stats, p);
             if keep_real {
                 0
             } else {
@@ -144,7 +144,7 @@ fn release(s: &State, e: &Entry, m: M, p: usize, keep_real: bool) -> c_int {
                 // SAFETY: the program's mutex, taken in `acquire` by this thread.
                 unsafe { (r.mutex_unlock)(m) };
             }
-            e.check_owner(s, p);
+            e.check_owner(&s.stats, p);
             e.exit(l.as_ref(), p, exclusive_session(p));
             0
         }
@@ -179,7 +179,7 @@ pub fn trylock(m: M) -> c_int {
         Some(l) => {
             let got = e.try_enter(l.as_ref(), p, exclusive_session(p));
             if got {
-                e.mark_owner(s, p);
+                e.mark_owner(&s.stats, p);
                 take_real(m);
             }
             got
@@ -190,7 +190,7 @@ pub fn trylock(m: M) -> c_int {
         return libc::EBUSY;
     }
     if e.lock.is_none() {
-        e.mark_owner(s, p);
+        e.mark_owner(&s.stats, p);
     }
     sample::acquired(s, p, m as usize, None, false);
     0
@@ -207,7 +207,7 @@ pub fn timedlock(m: M, deadline: *const timespec) -> c_int {
         // SAFETY: the program's arguments, passed on.
         let rc = unsafe { (reals().mutex_timedlock)(m, deadline) };
         if rc == 0 && !pass {
-            e.mark_owner(s, p);
+            e.mark_owner(&s.stats, p);
             sample::acquired(s, p, m as usize, None, false);
         }
         return rc;
@@ -250,7 +250,7 @@ pub fn cond_wait(c: *mut pthread_cond_t, m: M, deadline: Option<*const timespec>
     let rc = wait();
     match &e.lock {
         None => {
-            e.mark_owner(s, p);
+            e.mark_owner(&s.stats, p);
         }
         Some(_) => {
             // SAFETY: the real mutex, retaken by the wait; released to keep the order

@@ -17,7 +17,7 @@ use std::ffi::c_int;
 
 use libc::{pthread_rwlock_t, pthread_rwlockattr_t, timespec};
 
-use crate::lock::{entry, exclusive_session, Entry, RWLOCK, RWLOCK_PASS};
+use crate::lock::{exclusive_session, Entry, RWLOCK, RWLOCK_PASS};
 use crate::real::reals;
 use crate::sample;
 use crate::state::{get, State};
@@ -75,7 +75,7 @@ fn pop(addr: usize) -> Option<Option<usize>> {
 }
 
 fn stand_in(s: &'static State, l: R) -> (&'static Entry, bool) {
-    let e = entry(s, l as usize);
+    let e = s.stand_in(l as usize);
     // A rwlock first seen at a lock call was statically initialised: process-private.
     let pass = e.kind(|| RWLOCK) == RWLOCK_PASS;
     (e, pass)
@@ -95,14 +95,14 @@ pub fn init(l: R, attr: *const pthread_rwlockattr_t) -> c_int {
         } else {
             RWLOCK
         };
-        entry(get(), l as usize).set_kind(kind);
+        get().stand_in(l as usize).set_kind(kind);
     }
     r
 }
 
 pub fn destroy(l: R) -> c_int {
     if let Some(s) = crate::state::get_if_ready() {
-        entry(s, l as usize).forget_kind();
+        s.stand_in(l as usize).forget_kind();
     }
     // SAFETY: the program's argument, passed on.
     unsafe { (reals().rwlock_destroy)(l) }
@@ -217,7 +217,7 @@ pub fn acquire(l: R, mode: Mode, wait: Wait) -> c_int {
         return rc;
     }
     if !shared {
-        e.mark_owner(s, p);
+        e.mark_owner(&s.stats, p);
     } else {
         bump(&s.stats.per_id[p].shared);
     }
@@ -243,9 +243,9 @@ pub fn unlock(l: R) -> c_int {
     if let Some(session) = last {
         sample::releasing(s, p, addr);
         if session == 0 {
-            e.check_no_owner(s, p);
+            e.check_no_owner(&s.stats, p);
         } else {
-            e.check_owner(s, p);
+            e.check_owner(&s.stats, p);
         }
         if let Some(lk) = &e.lock {
             e.exit(lk.as_ref(), p, session);

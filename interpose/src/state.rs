@@ -127,6 +127,23 @@ extern "C" fn write_at_exit() {
 }
 
 impl State {
+    /// The stand-in of the pthread object at `addr` (made on first use, over a lock of its
+    /// own built from the chosen entry).
+    #[inline]
+    pub fn stand_in(&'static self, addr: usize) -> &'static Entry {
+        self.table
+            .get_or_make(addr, || {
+                Entry::new(self.entry.as_ref().map(|e| (e.native)(&self.params)))
+            })
+            .unwrap_or_else(|| {
+                crate::fatal_gave_up(&format!(
+                    "the program used more than LOCKBENCH_MAX_LOCKS={} mutexes and rwlocks: \
+                     rerun with a larger LOCKBENCH_MAX_LOCKS",
+                    self.config.max_locks
+                ))
+            })
+    }
+
     /// Appends this process's line to the statistics file, if one was asked for and the
     /// process took any lock (every process that loads the library — a wrapper, a forked
     /// child — writes its own line; `app` adds them up).
@@ -150,7 +167,7 @@ impl State {
             ..Report::default()
         };
         self.stats.fill(&mut r);
-        crate::lock::count_kinds(self, &mut r);
+        crate::lock::count_kinds(&mut r);
         if r.ids_peak == 0 && r.mutexes + r.rwlocks + r.passthrough_mutexes == 0 {
             return;
         }

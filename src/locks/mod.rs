@@ -22,15 +22,11 @@ pub use facts::{
     WorstCase, WorstCaseFn,
 };
 
-#[doc(hidden)]
-pub mod baseline;
+pub(crate) mod baseline;
 mod facts;
-#[doc(hidden)]
-pub mod paper;
-#[doc(hidden)]
-pub mod reference;
-#[doc(hidden)]
-pub mod sources;
+pub(crate) mod paper;
+pub(crate) mod reference;
+pub(crate) mod sources;
 
 /// A lock for `n` processes.
 pub trait Lock: Send + Sync {

@@ -26,9 +26,7 @@ use super::cell::{Access, Cell, Model};
 use super::tally::ProcStats;
 use super::Home;
 
-pub use super::schedule::{
-    Expand, Goal, Greedy, Kind, Pct, ProcView, Random, RoundRobin, Schedule, Script, SplitMix,
-};
+pub use super::schedule::{Greedy, Kind, Pct, ProcView, Random, RoundRobin, Schedule, SplitMix};
 
 const NONE: usize = usize::MAX;
 

@@ -8,19 +8,21 @@
 //! Registers hold `i64`: the papers' registers hold small integers, booleans, colours and tokens
 //! that may be −1 (the bounded bakery's "not interested").
 
-pub mod cell;
-pub mod counting;
-pub mod gate;
-pub mod native;
-pub mod placement;
-pub mod schedule;
-pub mod scheduled;
-pub mod tally;
-pub mod wide;
+pub(crate) mod cell;
+pub(crate) mod counting;
+pub(crate) mod gate;
+pub(crate) mod native;
+pub(crate) mod placement;
+pub(crate) mod schedule;
+pub(crate) mod scheduled;
+pub(crate) mod tally;
+pub(crate) mod wide;
 
-pub use counting::{CountingMemory, Model, Section};
+pub(crate) use counting::Section;
+pub use counting::{CountingMemory, Model};
 pub use native::{Aborted, NativeMemory, WaitPolicy};
-pub use scheduled::{set_mark_observer, set_observer, ScheduledMemory};
+pub use schedule::Script;
+pub use scheduled::ScheduledMemory;
 pub use wide::WideRegister;
 
 /// Where a register lives. Under the DSM model an access is local only when the accessing

@@ -4,6 +4,3 @@ pub mod counters;
 pub mod fairness;
 pub mod latency;
 pub mod stats;
-
-/// The coherence presets live with the counters they expand to.
-pub use counters::coherence;

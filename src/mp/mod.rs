@@ -154,6 +154,9 @@ pub trait Runtime<M: Message> {
     /// The number of processes.
     fn n(&self) -> usize;
     /// The current time (simulated time units, or seconds since start on a real runtime).
+    // Offered to the algorithms, read by none of the table's yet (allowed, not expected: the
+    // lint's expectation is not seen through a trait's methods).
+    #[allow(dead_code)]
     fn now(&self) -> f64;
     /// Sends `msg` to process `to` (which may be this process: a local message).
     fn send(&mut self, to: Pid, msg: M);
@@ -168,6 +171,9 @@ pub trait Runtime<M: Message> {
         }
     }
     /// Calls [`Algorithm::on_timer`] with `tag` after `after` time units.
+    // Offered to the algorithms, read by none of the table's yet (allowed, not expected: the
+    // lint's expectation is not seen through a trait's methods).
+    #[allow(dead_code)]
     fn set_timer(&mut self, after: f64, tag: u64);
     /// Tells the application it may now enter its critical section.
     fn enter(&mut self);

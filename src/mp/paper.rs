@@ -433,6 +433,7 @@ pub fn quick(suite: &Suite) -> Suite {
     s
 }
 
+#[cfg(test)]
 /// Runs every point of `suite` over seeds 1..=`seeds` (0: the suite's own count), both
 /// algorithms, all at once up to one simulation per CPU; `quick` runs [`quick`]'s suite.
 /// Four results per point (one per [`Metric`]), in the suite's order.

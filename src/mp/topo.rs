@@ -224,6 +224,7 @@ impl Graph {
         })
     }
 
+    #[cfg(test)]
     /// A process that can never enter or leave from configuration `c` (which satisfies the
     /// bounds): one that toggles on no move of `c`'s connected component of configurations
     /// within the bounds. The search stops as soon as every process was seen to move, and

@@ -47,7 +47,7 @@ use crate::runner::exec::run_typed;
 ///
 /// const INFO: LockInfo = LockInfo::baseline("my-spin", Problem::Mutex, false, "swap on one word");
 /// let entry = LockEntry::over_memory::<SpinAlgorithm>(INFO);
-/// assert!(entry.scheduled.is_some() && entry.counting.is_some());
+/// assert!(entry.over_registers());
 /// let lock = (entry.native)(&Params::new(2, 1, Default::default()));
 /// lock.enter(0, 0);
 /// lock.exit(0, 0);
@@ -88,7 +88,7 @@ impl LockEntry {
     /// # impl Lock for Std { fn enter(&self, _: usize, _: usize) {} fn exit(&self, _: usize, _: usize) {} }
     /// const INFO: LockInfo = LockInfo::baseline("std-again", Problem::Mutex, false, "");
     /// let e = LockEntry::native_only(INFO, |_: &Params| Std(Default::default()));
-    /// assert!(e.scheduled.is_none() && e.counting.is_none());
+    /// assert!(!e.over_registers());
     /// ```
     pub fn native_only<L, B>(info: LockInfo, build: B) -> LockEntry
     where

@@ -12,7 +12,7 @@
 mod builtin;
 mod entry;
 mod lock_api;
-pub mod plugin;
+pub(crate) mod plugin;
 #[cfg(test)]
 mod tests;
 
@@ -36,7 +36,8 @@ pub use lock_api::{RawMutexLock, RawRwLockGme};
 /// use lockbench::registry::Registry;
 /// let reg = Registry::builtin();
 /// let mcs = reg.find("mcs").unwrap();
-/// assert!(mcs.scheduled.is_some() && mcs.counting.is_some());
+/// assert!(mcs.over_registers());
+/// assert!(!reg.find("std-mutex").unwrap().over_registers());
 /// ```
 #[derive(Clone)]
 pub struct LockEntry {
@@ -47,18 +48,26 @@ pub struct LockEntry {
     pub native: Builder,
     /// Runs it on native memory, monomorphised (every timed run goes through this): the
     /// passage loop instantiated for the lock's concrete type.
-    pub bench: Bench,
+    pub(crate) bench: Bench,
     /// Builds the same algorithm on the scheduled memory (for `verify`); `None` for locks not
     /// written over the register abstraction.
-    pub scheduled: Option<Builder>,
+    pub(crate) scheduled: Option<Builder>,
     /// Builds the same algorithm on a counting memory (for `rmr` and `run --rmr`); `None` for
     /// locks not written over the register abstraction.
-    pub counting: Option<CountingBuilder>,
+    pub(crate) counting: Option<CountingBuilder>,
 }
 
 impl LockEntry {
+    /// Whether the lock is written over the register abstraction ([`Memory`]), so that
+    /// `verify` and `rmr` take it as well as every other command.
+    ///
+    /// [`Memory`]: crate::mem::Memory
+    pub fn over_registers(&self) -> bool {
+        self.scheduled.is_some() && self.counting.is_some()
+    }
+
     /// What the runner needs of this lock: its description, its bench, its counting build.
-    pub fn subject(&self) -> Subject {
+    pub(crate) fn subject(&self) -> Subject {
         Subject {
             info: self.info.clone(),
             bench: self.bench.clone(),
@@ -138,28 +147,38 @@ static INSTALLED: OnceLock<Registry> = OnceLock::new();
 
 /// Makes `registry` the one every command resolves lock names through, for the rest of the
 /// process; an error if one was installed (or used) already.
-pub fn install(registry: Registry) -> Result<(), UsageError> {
+pub(crate) fn install(registry: Registry) -> Result<(), UsageError> {
     INSTALLED
         .set(registry)
         .map_err(|_| UsageError("a lock registry is already installed in this process".into()))
 }
 
 /// The installed registry ([`Registry::builtin`] unless a program installed its own).
-pub fn installed() -> &'static Registry {
+pub(crate) fn installed() -> &'static Registry {
     INSTALLED.get_or_init(Registry::builtin)
 }
 
 /// Every lock of the installed registry, in listing order.
-pub fn registry() -> Vec<LockEntry> {
+pub(crate) fn registry() -> Vec<LockEntry> {
     installed().entries().to_vec()
 }
 
 /// Looks up a lock by name in the installed registry.
-pub fn find(name: &str) -> Option<LockEntry> {
+pub(crate) fn find(name: &str) -> Option<LockEntry> {
     installed().find(name).cloned()
 }
 
-/// Looks a lock up, or says what to do.
+/// Looks a lock up by the name `--lock` takes, in the registry the command line runs with
+/// ([`Registry::builtin`] unless [`crate::main_with`] was given another): a built-in name, or
+/// `plugin:PATH` for a C plug-in. An unknown name or a bad plug-in is a [`UsageError`] that
+/// says what to do.
+///
+/// ```
+/// let ticket = lockbench::registry::lookup("ticket").unwrap();
+/// assert_eq!(ticket.info.name, "ticket");
+/// let Err(err) = lockbench::registry::lookup("no-such-lock") else { unreachable!() };
+/// assert!(err.to_string().contains("lockbench list"));
+/// ```
 pub fn lookup(name: &str) -> Result<LockEntry, UsageError> {
     if let Some(path) = name.strip_prefix(plugin::PREFIX) {
         return plugin::entry(path);

@@ -10,6 +10,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 mod dots;
 pub mod style;
+#[cfg(test)]
+mod svg_tests;
 pub use dots::{dot_rows, Row};
 pub use style::{look, Look};
 

@@ -15,7 +15,7 @@ use crate::metrics::counters::CounterReport;
 use crate::metrics::fairness::Fairness;
 use crate::metrics::latency::LatencySummary;
 use crate::metrics::stats::Interval;
-pub use crate::metrics::stats::{Spread, WIDE_SPREAD};
+pub use crate::metrics::stats::Spread;
 use crate::report::quality::Quality;
 use crate::runner::fidelity::FidelityPoint;
 use crate::runner::host::Host;

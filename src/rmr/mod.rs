@@ -28,9 +28,11 @@ use crate::registry::LockEntry;
 use crate::table::{Align, Table};
 
 pub use crate::locks::{Bound, Direction};
-pub use fit::{fit, Fit, Growth};
+pub use fit::fit;
 pub use jobs::run_all;
-pub use search::{candidates, worst, Candidate, Tried, Try, Worst, DEFAULT_SEARCH};
+#[cfg(test)]
+pub(crate) use search::{worst, Candidate};
+pub use search::{Tried, Worst, DEFAULT_SEARCH};
 
 /// The schedule of an `rmr` run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
@@ -168,8 +170,9 @@ pub struct RmrReport {
 }
 
 /// Runs `entry` for `o.threads` processes on the gated counting memory under `o.schedule`
-/// (adversarial: [`worst`]).
-pub fn run_one(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
+/// (adversarial: the search of `search::worst`, through [`run_all`]).
+#[cfg(test)]
+pub(crate) fn run_one(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
     run_all(&[(entry, o.clone())], 1).pop().expect("one cell")
 }
 

@@ -306,8 +306,10 @@ pub fn pick_worst(list: &[Try], runs: Vec<Result<RmrReport, String>>) -> Result<
 /// there is one, else the largest passage of the search over [`candidates`] with `o.search`
 /// extra tries, run one after another. The report's schedule is `adversarial`; `found_by`
 /// names the schedule that reached the maximum, `worst` says `proven` or `found`, `tried`
-/// lists every try.
-pub fn worst(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
+/// lists every try. (`run_all` runs the same search in parallel; this serial form is the
+/// tests' reference.)
+#[cfg(test)]
+pub(crate) fn worst(entry: &LockEntry, o: &RmrOptions) -> Result<RmrReport, String> {
     let mut o = o.clone();
     o.schedule = ScheduleKind::Adversarial;
     super::jobs::run_all(&[(entry, o)], 1)

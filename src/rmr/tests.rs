@@ -1,5 +1,6 @@
 //! The papers' RMR claims, reproduced on exact schedules.
 
+use super::search::candidates;
 use super::*;
 use crate::registry::find;
 

@@ -16,15 +16,11 @@ use crate::mem::{Aborted, CountingMemory};
 use crate::metrics::counters::ThreadCounters;
 use crate::runner::checkers::{CheckLocal, Counting, NoCheck, Sampled, SelfChecking};
 use crate::runner::counted::Counted;
-pub use crate::runner::hot_loop::CHECK_GAP_MEAN;
 use crate::runner::hot_loop::{bare, passages, traced_passages};
-pub use crate::runner::sampling::{
-    adapted_latency_sample, auto_latency_sample, ns_per_tick, timed_passage_cost_ns, MIN_SAMPLES,
-    TIMING_BUDGET_NS, TIMING_SHARE,
-};
+pub use crate::runner::sampling::{auto_latency_sample, timed_passage_cost_ns};
 use crate::runner::shared::{Shared, WorkerOut};
 pub use crate::runner::spec::{
-    Bench, Latencies, LoopKind, Repetition, RunFailure, RunSpec, StopRule, Subject, ThreadOutcome,
+    Latencies, LoopKind, Repetition, RunFailure, RunSpec, StopRule, ThreadOutcome,
 };
 use crate::runner::topology::pin_current_thread;
 pub use crate::runner::watchdog::WATCHDOG_POLL;
@@ -180,7 +176,6 @@ fn assemble<L>(shared: &Shared<L>, kind: LoopKind, watched: Watched) -> Repetiti
             pin_error: o.pin_error,
             passages: o.passages,
             window_ns: shared.clock.delta_as_nanos(o.window.0, o.window.1) as f64,
-            window: o.window,
         });
         trace.extend(o.trace);
         truncated |= o.trace_truncated;
@@ -204,11 +199,11 @@ fn assemble<L>(shared: &Shared<L>, kind: LoopKind, watched: Watched) -> Repetiti
         }
     };
     Repetition {
+        #[cfg(test)]
         kind,
         threads,
         latency: Some(latency),
         passages,
-        window_ns,
         throughput_per_sec: if window_ns > 0.0 {
             passages as f64 * 1e9 / window_ns
         } else {
@@ -304,6 +299,7 @@ mod tests {
     use super::*;
     use crate::locks::{LockInfo, Problem};
     use crate::mem::{Home, Memory, NativeMemory, Register};
+    use crate::runner::spec::Subject;
     use std::time::{Duration, Instant};
 
     fn info(name: &'static str, problem: Problem) -> LockInfo {
@@ -503,7 +499,7 @@ mod tests {
         assert_eq!(r.oracle, OracleKind::None);
         assert!(r.passages > 0 && r.throughput_per_sec > 0.0);
         assert!(r.latency.unwrap().entry.is_empty(), "nothing timed");
-        assert!(r.threads.iter().all(|t| t.window.1 > t.window.0));
+        assert!(r.threads.iter().all(|t| t.window_ns > 0.0));
         s.stop = StopRule::Passages(10);
         assert!((s.lock.bench)(&s, LoopKind::Bare).is_err());
     }

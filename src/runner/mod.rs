@@ -15,6 +15,17 @@ pub mod spec;
 pub mod topology;
 mod watchdog;
 
+#[cfg(test)]
+mod many_threads_tests;
+#[cfg(test)]
+mod numa_rig_tests;
+#[cfg(test)]
+mod placement_tests;
+#[cfg(test)]
+mod stress_tests;
+#[cfg(test)]
+mod topology_tests;
+
 use std::sync::Once;
 
 use crate::mem::Aborted;

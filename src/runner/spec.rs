@@ -195,8 +195,6 @@ pub struct ThreadOutcome {
     pub passages: u64,
     /// Measured window, ns.
     pub window_ns: f64,
-    /// Window start and end (clock ticks).
-    pub window: (u64, u64),
 }
 
 /// Sampled latency histograms (clock ticks), merged over threads.
@@ -236,7 +234,8 @@ impl Latencies {
 
 /// The raw outcome of one repetition.
 pub struct Repetition {
-    /// Which loop ran.
+    /// Which loop ran (what the runner's tests check).
+    #[cfg(test)]
     pub kind: LoopKind,
     /// Per thread.
     pub threads: Vec<ThreadOutcome>,
@@ -244,8 +243,6 @@ pub struct Repetition {
     pub latency: Option<Latencies>,
     /// Measured passages of all threads.
     pub passages: u64,
-    /// Wall-clock measured window: first thread's start to last thread's end, ns.
-    pub window_ns: f64,
     /// Passages per second over that window.
     pub throughput_per_sec: f64,
     /// The oracle that ran.

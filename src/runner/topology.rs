@@ -158,9 +158,7 @@ impl std::error::Error for TopologyError {
     }
 }
 
-pub use super::cpus::{
-    allowed_cpus, cpu_for, format_cpu_list, parse_cpu_list, pin_current_thread, CpuListError,
-};
+pub use super::cpus::{allowed_cpus, cpu_for, format_cpu_list, parse_cpu_list, pin_current_thread};
 
 impl Topology {
     /// Reads the topology from a sysfs tree: `cpu_root` like `/sys/devices/system/cpu`,

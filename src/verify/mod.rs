@@ -19,6 +19,8 @@ mod options;
 pub mod replay;
 mod report;
 mod script;
+#[cfg(test)]
+mod tests;
 pub mod trace;
 
 use std::cell::RefCell;
@@ -30,10 +32,7 @@ use crate::locks::Params;
 use crate::mem::WaitPolicy;
 use crate::registry::LockEntry;
 use explore::{Exploration, QuietStderr};
-pub use options::{
-    SchedulerKind, SessionPlan, VerifyOptions, DEFAULT_CS_STEPS, DEFAULT_MAX_STEPS,
-    DEFAULT_PASSAGES, DEFAULT_PCT_DEPTH, DEFAULT_SCHEDULES, DEFAULT_SESSIONS,
-};
+pub use options::{SchedulerKind, SessionPlan, VerifyOptions};
 pub use report::{Outcome, VerifyReport, WitnessTally};
 
 /// Explores `opts.schedules` schedules of `entry` (or replays one), quietly when `quiet`.

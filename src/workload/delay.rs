@@ -124,11 +124,13 @@ impl Delay {
         }
     }
 
+    #[cfg(test)]
     /// The duration asked for.
     pub fn duration(&self) -> Duration {
         self.duration
     }
 
+    #[cfg(test)]
     /// The loop iterations one `run` performs.
     pub fn iterations(&self) -> u64 {
         self.iterations

@@ -27,6 +27,7 @@ impl SharedLines {
         }
     }
 
+    #[cfg(test)]
     /// How many lines there are.
     pub fn len(&self) -> usize {
         self.lines.len()
@@ -46,6 +47,7 @@ impl SharedLines {
         }
     }
 
+    #[cfg(test)]
     /// The sum of all counters: `len() × touches` when every touch ran alone.
     pub fn total(&self) -> u64 {
         self.lines.iter().map(|l| l.load(Ordering::Relaxed)).sum()

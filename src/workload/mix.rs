@@ -7,16 +7,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// The forms a mix can take, one per line, for command-line help.
-pub const MIX_FORMS: &str = "\
-single        every request asks session 0
-distinct      process p always asks session p (GME locks act as mutexes; the default)
-uniform:M     each request picks one of M sessions uniformly
-hot:M:A,B     A% of the M sessions receive B% of the requests (uniform within each set)
-zipf:M:S      session r in 0..M with probability proportional to 1/(r+1)^S
-fixed:M       process p always asks session p mod M
-rw:P          a request reads (session 0, shared) with probability P, else writes alone";
-
 /// Which session each critical-section request asks for.
 ///
 /// Sessions are numbered from 0; [`Mix::sessions`] bounds them for a run of `n` processes.

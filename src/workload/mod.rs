@@ -8,7 +8,7 @@ mod mix;
 pub mod rng;
 mod sampler;
 
-pub use delay::{calibration, format_duration, parse_duration, Delay};
+pub use delay::{format_duration, parse_duration, Delay};
 pub use lines::SharedLines;
-pub use mix::{Mix, MIX_FORMS};
+pub use mix::Mix;
 pub use sampler::Sampler;

@@ -59,6 +59,7 @@ impl Rng {
         Rng { s }
     }
 
+    #[cfg(test)]
     /// A generator with the given raw state (not all zero).
     pub fn from_state(s: [u64; 4]) -> Self {
         assert!(s != [0; 4], "xoshiro256** state must not be all zero");

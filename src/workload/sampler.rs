@@ -10,6 +10,7 @@ impl Mix {
     /// The sampler of process `process` (in `0..n`) for run seed `seed`. Equal arguments give
     /// equal sequences. To build samplers for every process at once, sharing one table, use
     /// [`Mix::samplers`].
+    #[cfg(test)]
     pub fn sampler(&self, process: usize, n: usize, seed: u64) -> Sampler {
         self.sampler_with(process, n, seed, &self.zipf_table())
     }

@@ -79,3 +79,64 @@ pub fn read_json(path: &Path) -> Value {
 pub fn results(dir: &Path) -> Vec<Value> {
     serde_json::from_value(read_json(&dir.join("results.json"))).unwrap()
 }
+
+/// One long option of a subcommand, as `lockbench SUB --help` shows it.
+pub struct HelpOption {
+    /// Its long name, without the dashes.
+    pub long: String,
+    /// Whether it takes a value (`--name <VALUE>`) or is a flag.
+    pub takes_value: bool,
+    /// The values it accepts when it has a closed list of them (clap's "possible values").
+    pub choices: Vec<String>,
+}
+
+/// The long options of `lockbench SUB --help` (`--help` and `--version` left out), in the
+/// order the help lists them, read from the binary: what a user sees is what is tested.
+pub fn help_options(sub: &str) -> Vec<HelpOption> {
+    let out = lockbench().args([sub, "--help"]).assert().success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let mut options: Vec<HelpOption> = Vec::new();
+    let mut in_choices = false;
+    for line in text.lines() {
+        let t = line.trim_start();
+        let indent = line.len() - t.len();
+        let head = t.strip_prefix("-").and_then(|r| {
+            // `--name ...` or `-x, --name ...`
+            let r = r
+                .strip_prefix('-')
+                .or_else(|| r.split_once(", --").map(|(_, n)| n))?;
+            Some(r)
+        });
+        if let (Some(rest), true) = (head, indent <= 6) {
+            let long = rest.split([' ', '=']).next().unwrap().to_string();
+            in_choices = false;
+            if long != "help" && long != "version" {
+                options.push(HelpOption {
+                    long,
+                    takes_value: rest.contains(" <"),
+                    choices: Vec::new(),
+                });
+            }
+            continue;
+        }
+        let Some(last) = options.last_mut() else {
+            continue;
+        };
+        if let Some(list) = t.strip_prefix("[possible values: ") {
+            let list = list.trim_end_matches(']');
+            last.choices = list.split(", ").map(str::to_string).collect();
+        } else if t == "Possible values:" {
+            in_choices = true;
+        } else if in_choices {
+            match t.strip_prefix("- ") {
+                Some(v) => {
+                    let name = v.split(':').next().unwrap().trim();
+                    last.choices.push(name.to_string());
+                }
+                None => in_choices = false,
+            }
+        }
+    }
+    assert!(!options.is_empty(), "no options read from `{sub} --help`");
+    options
+}

@@ -17,8 +17,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::opts::de;
 pub use crate::opts::de::Dur;
-pub use file::{example, one_line, option_names};
-pub use limits::{Limits, LINE_BYTES, MAX_PROCESSES, TRACE_CAPACITY, TRACE_RECORD_BYTES};
+pub use file::one_line;
+pub use limits::{Limits, LINE_BYTES, TRACE_CAPACITY};
 
 use crate::opts::{
     Format, FormatOpt, KOpt, LockOpt, LoopOpt, MixOpt, OutOpt, PassagesOpt, SeedOpt, ThreadsOpt,
@@ -314,6 +314,8 @@ impl RunArgs {
 
 #[cfg(test)]
 mod tests {
+    use super::file::{example, option_names};
+    use super::limits::TRACE_RECORD_BYTES;
     use super::*;
 
     fn limits() -> Limits {

@@ -28,8 +28,8 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 pub use config::{Machine, Manifest, Point, Sweep};
+pub use journal::finished;
 use journal::{append_point, write_atomic};
-pub use journal::{finished, Journal};
 
 use crate::engine::options::{Limits, RunArgs};
 use crate::engine::plan::planned_repetitions;

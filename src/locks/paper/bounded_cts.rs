@@ -165,6 +165,7 @@ struct Trace {
 /// the Label read (in either collect: the unbounded CTS's rule, over the reads this Label
 /// makes). Every precedence a bounded Scan records must agree with the unbounded labels; the
 /// argument above says it does, since y records x only for the version of x it re-read.
+#[cfg(test)]
 pub type Lockstep<M> = BoundedCts<M, 0, true>;
 
 /// The number of values `seq` takes with n processes: 2n.
@@ -356,6 +357,7 @@ impl<M: Memory, const MUT: u8, const SHADOW: bool> Timestamps<M> for BoundedCts<
         Ok(())
     }
 
+    #[cfg(test)]
     fn bound(&self) -> Option<i64> {
         Some(seq_values(self.lay.n) as i64 - 1)
     }

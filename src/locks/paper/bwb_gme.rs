@@ -647,7 +647,8 @@ mod tests {
     /// colour) and enters beside P_i. Returns whether two conflicting processes were inside
     /// together.
     fn line_28_scenario<const MUT: u8>() -> bool {
-        use crate::mem::gate::{Cut, Gate, Goal, Script};
+        use crate::mem::gate::{Cut, Gate};
+        use crate::mem::schedule::{Goal, Script};
         use crate::mem::{CountingMemory, Model};
         use std::sync::atomic::AtomicBool;
         let (z, pj, pi) = (0, 1, 2);

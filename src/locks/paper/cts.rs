@@ -41,6 +41,7 @@ pub trait Timestamps<M: Memory>: Send + Sync + Sized {
         Ok(())
     }
     /// The largest register value the CTS can hold, for reports (None: unbounded).
+    #[cfg(test)]
     fn bound(&self) -> Option<i64> {
         None
     }

@@ -311,6 +311,7 @@ impl CpuId {
         }
     }
 
+    #[cfg(test)]
     /// One line naming the CPU, for messages: `AuthenticAMD family 0x19 model 0x11`.
     pub fn describe(&self) -> String {
         match (

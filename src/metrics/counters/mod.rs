@@ -55,8 +55,8 @@ pub mod sample;
 pub mod spec;
 pub mod thread;
 
-pub use list::{default_specs, parse_list, parse_list_with};
+pub use list::{default_specs, parse_list};
 pub use report::{merge, CounterReport};
 pub use sample::CounterSample;
-pub use spec::{valid_names, CounterSpec};
+pub use spec::CounterSpec;
 pub use thread::ThreadCounters;

@@ -21,25 +21,38 @@
 //!   replays them for the shared figures and checks mutual exclusion, GME or the l–k bounds
 //!   with the error bounds as slack.
 
-pub mod check;
+// The MPI runtime's pieces that need no MPI are compiled without the feature too, for their
+// unit tests; only the runtime uses them.
+#[cfg(any(feature = "mpi", test))]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) mod check;
 #[cfg(feature = "mpi")]
 mod clock;
-pub mod config;
+#[cfg(any(feature = "mpi", test))]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) mod config;
 #[cfg(feature = "mpi")]
 mod event_loop;
 #[cfg(feature = "mpi")]
 mod rank;
 #[cfg(feature = "mpi")]
 mod report;
-pub mod result;
+#[cfg(any(feature = "mpi", test))]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) mod result;
 #[cfg(feature = "mpi")]
 mod runtime;
 #[cfg(feature = "mpi")]
 mod shutdown;
-pub mod wire;
+#[cfg(any(feature = "mpi", test))]
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) mod wire;
 
-pub use config::{configs, processes, MpiConfig};
-pub use result::MpiResult;
+#[cfg(feature = "mpi")]
+pub(crate) use config::{configs, processes, MpiConfig};
+#[cfg(feature = "mpi")]
+pub(crate) use result::MpiResult;
 #[cfg(feature = "mpi")]
 pub use runtime::mp_run;
-pub use wire::{decode, encode, kind_tag, FIRST_KIND_TAG, HEADER};
+#[cfg(feature = "mpi")]
+pub(crate) use wire::{decode, encode, kind_tag, FIRST_KIND_TAG, HEADER};

@@ -25,8 +25,6 @@ pub(super) const CRASH_TAG: u64 = u64::MAX;
 /// Timer tags from here on report a crash to a process: the tag is this plus the crashed id.
 pub(super) const DETECT_BASE: u64 = 1 << 63;
 
-pub use crate::mp::restarts::RECOVERY_KINDS;
-
 /// One crash: process `p` stops at time `at`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Crash {

@@ -31,9 +31,8 @@ use super::metrics::MpResult;
 use super::run_config::RunConfig;
 use super::{Algorithm, Pid, Problem};
 
-pub use self::crash::{check_crashes, Crash, RECOVERY_KINDS};
-pub use self::hops::{MultiType, TwoHop, HOPS_MAX_N};
-pub use crate::mp::metrics::Recovery;
+pub use self::crash::{check_crashes, Crash};
+pub use self::hops::MultiType;
 
 /// A simulated run: the run, and what only the simulator has.
 #[derive(Clone, Debug)]
@@ -53,6 +52,7 @@ pub fn run<A: Algorithm>(cfg: &SimConfig, make: impl Fn(Pid, &Setup) -> A) -> Mp
     run_with(cfg, make, true, true)
 }
 
+#[cfg(test)]
 /// [`run`] with processes crashing as `crashes` says (seed 003 §5.3; see `crash`).
 pub fn run_crashing<A: Algorithm>(
     cfg: &SimConfig,
@@ -73,6 +73,7 @@ pub fn run_typed<A: Algorithm>(
     run_inner(cfg, make, true, true, None, crashes, types)
 }
 
+#[cfg(test)]
 /// [`run`], also giving every entry as (process, time) in the order they happened: two
 /// algorithms that make the same decisions give the same list.
 pub fn run_logged<A: Algorithm>(
@@ -396,6 +397,7 @@ fn stuck_state<M, A: std::fmt::Debug>(core: &Core<M>, procs: &[A]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::hops::HOPS_MAX_N;
     use super::*;
     use crate::mp::algo::ra1::Ra1Msg;
     use crate::mp::topo::Graph;

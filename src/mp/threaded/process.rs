@@ -54,6 +54,8 @@ pub(super) fn ms(x: f64) -> Duration {
 struct Ctx<'a, M> {
     me: Pid,
     n: usize,
+    // The clock and timers of the runtime interface, which no algorithm of the table uses yet.
+    #[allow(dead_code)]
     start: Instant,
     senders: &'a [Sender<Envelope<M>>],
     delay: Dist,
@@ -61,6 +63,8 @@ struct Ctx<'a, M> {
     link_last: &'a mut [Instant],
     tally: &'a mut Tally,
     monitor: &'a Mutex<Monitor>,
+    // The clock and timers of the runtime interface, which no algorithm of the table uses yet.
+    #[allow(dead_code)]
     timers: &'a mut BinaryHeap<Reverse<(Instant, u64)>>,
     phase: &'a mut Phase,
     entered: bool,

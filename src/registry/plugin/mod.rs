@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-pub use abi::ABI_VERSION;
 pub use lock::PluginLock;
 
 use super::LockEntry;

@@ -1,6 +1,7 @@
 //! Seed 004's leader (Algorithms 6–7, `Rules::leader`): its handlers one message at a time,
 //! and runs against the default (LK-14, no leader) that show what fails with it.
 
+use super::leader::tightened;
 use super::tests::{start, Case};
 use super::*;
 use crate::mp::metrics::MpResult;

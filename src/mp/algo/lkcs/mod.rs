@@ -102,7 +102,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::setup::Setup;
 use crate::mp::{Algorithm, Group, Pid, Runtime};
 
-pub use leader::{tightened, tightened_c0};
 pub use msg::{At, Cause, LkMsg, MUTEX, MUTIN};
 pub use rules::RuleSet;
 

@@ -1,6 +1,7 @@
 //! LKCS on the simulator: liveness and safety on sparse graphs, the parking of LK-15, and
 //! runs that fail with one of our rules switched off.
 
+use super::leader::tightened_c0;
 use super::*;
 use crate::mp::metrics::MpResult;
 use crate::mp::run_config::RunConfig;

@@ -44,11 +44,6 @@ impl Changed {
     pub fn len(&self) -> usize {
         self.len as usize
     }
-
-    /// Whether it carries no entry.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
 }
 
 impl Serialize for Changed {

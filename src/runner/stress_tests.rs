@@ -3,14 +3,14 @@
 
 use std::time::Duration;
 
-use lockbench::check::OracleKind;
-use lockbench::locks::Problem;
-use lockbench::mem::WaitPolicy;
-use lockbench::metrics::counters::CounterSpec;
-use lockbench::registry::{registry, LockEntry};
-use lockbench::runner::exec::{run_once, RunSpec, StopRule};
-use lockbench::runner::topology::{cpu_for, PinMode, Topology};
-use lockbench::workload::Mix;
+use crate::check::OracleKind;
+use crate::locks::Problem;
+use crate::mem::WaitPolicy;
+use crate::metrics::counters::CounterSpec;
+use crate::registry::{registry, LockEntry};
+use crate::runner::exec::{run_once, RunSpec, StopRule};
+use crate::runner::topology::{cpu_for, PinMode, Topology};
+use crate::workload::Mix;
 
 fn spec(
     entry: LockEntry,

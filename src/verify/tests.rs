@@ -3,10 +3,10 @@
 //! replay or explore); every assertion message carries it. Exploring fresh seeds is
 //! `scripts/explore-seeds.sh`, which prints the seed it drew.
 
-use lockbench::locks::{Lock, LockInfo, Params, Problem};
-use lockbench::mem::{Home, Memory, Register, ScheduledMemory};
-use lockbench::registry::{find, registry, LockEntry};
-use lockbench::verify::{verify, Outcome, SchedulerKind, SessionPlan, VerifyOptions};
+use crate::locks::{Lock, LockInfo, Params, Problem};
+use crate::mem::{Home, Memory, Register, ScheduledMemory};
+use crate::registry::{find, registry, LockEntry};
+use crate::verify::{verify, Outcome, SchedulerKind, SessionPlan, VerifyOptions};
 
 /// The seed every exploration of this file uses unless `LOCKBENCH_SEED` names another.
 pub const SEED: u64 = 1;
@@ -249,7 +249,7 @@ impl<M: Memory> Lock for BreaksItsBound<M> {
 }
 
 fn test_entry(name: &'static str, scheduled: fn(&Params) -> Box<dyn Lock>) -> LockEntry {
-    let scheduled: lockbench::locks::Builder = std::sync::Arc::new(scheduled);
+    let scheduled: crate::locks::Builder = std::sync::Arc::new(scheduled);
     LockEntry {
         info: LockInfo {
             source: "test",
@@ -258,7 +258,7 @@ fn test_entry(name: &'static str, scheduled: fn(&Params) -> Box<dyn Lock>) -> Lo
         },
         native: scheduled.clone(),
         bench: std::sync::Arc::new(|_, _| {
-            Err(lockbench::runner::exec::RunFailure("verify only".into()))
+            Err(crate::runner::exec::RunFailure("verify only".into()))
         }),
         scheduled: Some(scheduled),
         counting: None,
@@ -356,7 +356,7 @@ impl<L: Lock> Lock for RangeChecked<L> {
 
 #[test]
 fn lamports_token_range_outgrows_n_with_two_processes_while_ub_bakerys_does_not() {
-    use lockbench::locks::paper::{lamport_bakery::LamportBakery, ub_bakery::UbBakery};
+    use crate::locks::paper::{lamport_bakery::LamportBakery, ub_bakery::UbBakery};
     let lamport = test_entry("lamport-bakery-range", |p| {
         Box::new(RangeChecked {
             inner: LamportBakery::new(ScheduledMemory, p),
@@ -391,7 +391,7 @@ fn lamports_token_range_outgrows_n_with_two_processes_while_ub_bakerys_does_not(
 
 #[test]
 fn b_bakery_runs_in_lockstep_with_ub_bakery() {
-    use lockbench::locks::paper::ub_bakery::Lockstep;
+    use crate::locks::paper::ub_bakery::Lockstep;
     let e = test_entry("ub-b-bakery-lockstep", |p| {
         Box::new(Lockstep::new(ScheduledMemory, p))
     });
@@ -415,17 +415,17 @@ impl<L: Lock> Lock for ClaimsCrashTolerance<L> {
     fn exit(&self, p: usize, s: usize) {
         self.0.exit(p, s)
     }
-    fn claims(&self) -> lockbench::locks::Claims {
-        lockbench::locks::Claims {
+    fn claims(&self) -> crate::locks::Claims {
+        crate::locks::Claims {
             crash_tolerant: true,
-            ..lockbench::locks::Claims::default()
+            ..crate::locks::Claims::default()
         }
     }
 }
 
 #[test]
 fn crashes_starve_a_lock_that_is_not_crash_tolerant_but_not_zehavis() {
-    use lockbench::locks::paper::lamport_bakery::LamportBakery;
+    use crate::locks::paper::lamport_bakery::LamportBakery;
     let mut one = test_entry("one-at-a-time", |p| {
         Box::new(ClaimsCrashTolerance(LamportBakery::new(ScheduledMemory, p)))
     });
@@ -449,7 +449,7 @@ fn crashes_starve_a_lock_that_is_not_crash_tolerant_but_not_zehavis() {
 
 #[test]
 fn the_bwb_gme_lemmas_kill_the_mutants_safety_alone_misses() {
-    use lockbench::verify::mutants;
+    use crate::verify::mutants;
     for name in ["bwb-gme/number-over-all", "bwb-gme/no-number-guard"] {
         let m = &mutants::select(name).unwrap()[0];
         let base = opts(3, mutants::DEFAULT_SCHEDULES_PER_RUNG);
@@ -485,7 +485,7 @@ const SPLIT_TOKEN_WITNESS: &str = "lock=bw-bakery-split-token;mutant=-;threads=2
 
 #[test]
 fn bw_bakery_numbers_stay_within_n_where_two_registers_pass_it() {
-    use lockbench::locks::paper::bw_bakery::{mutant, BwBakeryLock};
+    use crate::locks::paper::bw_bakery::{mutant, BwBakeryLock};
     let split = test_entry("bw-bakery-split-token", |p| {
         Box::new(BwBakeryLock::<ScheduledMemory, { mutant::SPLIT_TOKEN }>::new(ScheduledMemory, p))
     });
@@ -557,7 +557,7 @@ fn the_largest_token_is_reported_for_locks_whose_papers_speak_of_their_tokens() 
 /// traceable-use invariant there.
 #[test]
 fn the_traceable_use_mutants_of_the_bounded_cts_die_by_its_invariant() {
-    use lockbench::verify::mutants;
+    use crate::verify::mutants;
     for (name, kinds) in [
         ("zehavi-kex-bounded/no-trace", &["traceable use broken"][..]),
         (

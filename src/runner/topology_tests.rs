@@ -4,12 +4,17 @@ use std::fs;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use lockbench::runner::topology::{
+
+use crate::runner::topology::{
     allowed_cpus, cpu_for, parse_cpu_list, pin_current_thread, PinMode, Topology, TopologyError,
 };
 
-mod common;
-use common::fixture_path;
+/// A file or directory under `tests/fixtures` (`sysfs/vm`).
+fn fixture_path(rel: &str) -> PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
+}
 
 fn fixture(name: &str) -> Topology {
     let root = fixture_path(&format!("sysfs/{name}"));

@@ -8,12 +8,9 @@
 use std::fs;
 use std::path::Path;
 
-use lockbench::report::hlog;
-use lockbench::report::plots::{self, look, Axis, LineChart, Pt, Series};
+use crate::report::hlog;
+use crate::report::plots::{self, look, Axis, LineChart, Pt, Series};
 use serde_json::{json, Value};
-
-mod common;
-use common::lockbench;
 
 /// One `<text>`: where, its colour and its words.
 #[derive(Debug)]
@@ -153,13 +150,7 @@ fn report(results: &[Value]) -> tempfile::TempDir {
         serde_json::to_string(results).unwrap(),
     )
     .unwrap();
-    lockbench()
-        .arg("report")
-        .arg(&data)
-        .arg("--out")
-        .arg(dir.path())
-        .assert()
-        .success();
+    crate::report::render::render(&data, dir.path(), None, None).unwrap();
     dir
 }
 

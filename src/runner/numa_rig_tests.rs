@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use lockbench::runner::topology::{PinMode, Topology};
+use crate::runner::topology::{PinMode, Topology};
 use serde_json::Value;
 
 fn read(path: &Path) -> Vec<Value> {
