@@ -182,7 +182,7 @@ impl State {
         if let Err(e) = written {
             eprintln!(
                 "lockbench-interpose: cannot write LOCKBENCH_STATS={}: {e}",
-                path.display()
+                path.display().to_string().escape_debug()
             );
         }
     }

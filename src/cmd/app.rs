@@ -104,7 +104,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         Format::Table => print!("{}", render(&m)),
         f => print!("{}", f.exporter().export(&results)),
     }
-    eprintln!("results saved in {}", m.dir.display());
+    eprintln!("results saved in {}", crate::opts::io::shown(&m.dir));
     Ok(exit_code(&m))
 }
 
