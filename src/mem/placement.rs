@@ -174,8 +174,11 @@ pub fn record<T>(build: impl FnOnce() -> T) -> (T, Vec<Region>) {
 }
 
 /// Notes an array just allocated, when [`record`] is watching this thread.
+/// A lock may be built while the thread's locals are being torn down (the interposer builds
+/// one for a `pthread_mutex_destroy` run by a library's finaliser at exit): nothing is watching
+/// then, so nothing is noted.
 pub(crate) fn note(region: impl FnOnce() -> Region) {
-    RECORDING.with(|r| {
+    let _ = RECORDING.try_with(|r| {
         if let Some(list) = r.borrow_mut().as_mut() {
             list.push(region());
         }

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use super::topology::{Cpu, Topology};
+use super::topology::{Cpu, PinMode, Topology};
 
 /// Where one thread ran.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +39,40 @@ pub fn place_of(topo: &Topology, cpu: usize) -> Option<Place> {
         node: c.numa,
         socket: c.package,
     })
+}
+
+// Placement orders are defined here, beside `compact` and `scatter`, so that the topology
+// (below) knows nothing of the policies built on it.
+impl Topology {
+    /// The CPUs threads are placed on, in order: thread `i` goes to `placement[i]` (see the
+    /// [module documentation](super::topology) for the order). `smt` adds the SMT siblings under
+    /// [`PinMode::Physical`], [`PinMode::Compact`] and [`PinMode::Scatter`]; the other modes
+    /// ignore it.
+    pub fn placement(&self, pin: PinMode, smt: bool) -> Vec<usize> {
+        match pin {
+            PinMode::None => Vec::new(),
+            PinMode::Compact => compact(self, smt),
+            PinMode::Scatter => scatter(self, smt),
+            PinMode::Logical => {
+                let mut ids: Vec<usize> = self.cpus.iter().map(|c| c.id).collect();
+                ids.sort_unstable();
+                ids
+            }
+            PinMode::Physical => {
+                let cores = self.ordered_cores();
+                let mut out: Vec<usize> = cores.iter().map(|(_, cpus)| cpus[0]).collect();
+                if smt {
+                    for package in cores.chunk_by(|a, b| a.0 == b.0) {
+                        let width = package.iter().map(|(_, c)| c.len()).max().unwrap_or(0);
+                        for rank in 1..width {
+                            out.extend(package.iter().filter_map(|(_, c)| c.get(rank)));
+                        }
+                    }
+                }
+                out
+            }
+        }
+    }
 }
 
 /// One node's cores in placement order, each core's CPUs ascending.

@@ -350,38 +350,8 @@ impl Topology {
         self.cpus.iter().any(|c| c.siblings.len() > 1)
     }
 
-    /// The CPUs threads are placed on, in order: thread `i` goes to `placement[i]` (see the
-    /// module documentation for the order). `smt` adds the SMT siblings under
-    /// [`PinMode::Physical`], [`PinMode::Compact`] and [`PinMode::Scatter`]; the other modes
-    /// ignore it.
-    pub fn placement(&self, pin: PinMode, smt: bool) -> Vec<usize> {
-        match pin {
-            PinMode::None => Vec::new(),
-            PinMode::Compact => super::placement::compact(self, smt),
-            PinMode::Scatter => super::placement::scatter(self, smt),
-            PinMode::Logical => {
-                let mut ids: Vec<usize> = self.cpus.iter().map(|c| c.id).collect();
-                ids.sort_unstable();
-                ids
-            }
-            PinMode::Physical => {
-                let cores = self.ordered_cores();
-                let mut out: Vec<usize> = cores.iter().map(|(_, cpus)| cpus[0]).collect();
-                if smt {
-                    for package in cores.chunk_by(|a, b| a.0 == b.0) {
-                        let width = package.iter().map(|(_, c)| c.len()).max().unwrap_or(0);
-                        for rank in 1..width {
-                            out.extend(package.iter().filter_map(|(_, c)| c.get(rank)));
-                        }
-                    }
-                }
-                out
-            }
-        }
-    }
-
     /// Physical cores in placement order, each as (package, its CPUs ascending).
-    fn ordered_cores(&self) -> Vec<(usize, Vec<usize>)> {
+    pub(crate) fn ordered_cores(&self) -> Vec<(usize, Vec<usize>)> {
         let mut cores: BTreeMap<usize, Vec<&Cpu>> = BTreeMap::new();
         for cpu in &self.cpus {
             cores.entry(cpu.core).or_default().push(cpu);

@@ -321,3 +321,24 @@ impl<M: Message> Core<M> {
         }
     }
 }
+
+impl<M: Message> Core<M> {
+    /// Records the path `p`'s entry now waited for: its waiting time in hops when it begins at
+    /// `p`'s request (else that it waited for something else too); and when it follows an exit
+    /// that emptied the system (before `empty_since` is taken), its synchronization delay in
+    /// hops: the messages on the path sent at that exit or later (a path that began earlier,
+    /// such as a token sent before the exit and delivered after it, counts only those).
+    pub(super) fn record_paths(&mut self, p: Pid) {
+        if !self.hops.on || !matches!(self.phase[p], Phase::Waiting(..)) {
+            return;
+        }
+        let w = self.hops.waited(p);
+        let (hops, now) = (&self.hops, self.now);
+        let describe = || hops.describe(p, now);
+        self.tally.path_wait(w.hops, w.from_request, describe);
+        if let Some(t0) = self.empty_since {
+            let h = self.hops.hops_since(p, t0);
+            self.tally.path_sync(h, w.from_sync, describe);
+        }
+    }
+}

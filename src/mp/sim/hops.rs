@@ -12,9 +12,8 @@
 //! the one that ran the handler (a RELEASE received before the REQUEST it answers) is on no
 //! such path, though it lengthens the longest chain.
 
-use super::core::{Core, Phase};
 pub use crate::mp::two_hop::{MultiType, TwoHop};
-use crate::mp::{Group, Message, Pid};
+use crate::mp::{Group, Pid};
 
 /// Hops are tracked (O(n) per message) up to this many processes.
 pub const HOPS_MAX_N: usize = 64;
@@ -245,27 +244,6 @@ impl Hops {
                     *mine = (e, d);
                 }
             }
-        }
-    }
-}
-
-impl<M: Message> Core<M> {
-    /// Records the path `p`'s entry now waited for: its waiting time in hops when it begins at
-    /// `p`'s request (else that it waited for something else too); and when it follows an exit
-    /// that emptied the system (before `empty_since` is taken), its synchronization delay in
-    /// hops: the messages on the path sent at that exit or later (a path that began earlier,
-    /// such as a token sent before the exit and delivered after it, counts only those).
-    pub(super) fn record_paths(&mut self, p: Pid) {
-        if !self.hops.on || !matches!(self.phase[p], Phase::Waiting(..)) {
-            return;
-        }
-        let w = self.hops.waited(p);
-        let (hops, now) = (&self.hops, self.now);
-        let describe = || hops.describe(p, now);
-        self.tally.path_wait(w.hops, w.from_request, describe);
-        if let Some(t0) = self.empty_since {
-            let h = self.hops.hops_since(p, t0);
-            self.tally.path_sync(h, w.from_sync, describe);
         }
     }
 }
