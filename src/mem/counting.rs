@@ -82,7 +82,8 @@ pub struct RmrSummary {
 
 impl CountingMemory {
     /// A counting memory for `n` processes on real threads, waiting by `policy` and giving up
-    /// when `abort` is set. `n` is at most [`MAX_PROCESSES`].
+    /// when `abort` is set. `n` is at most 64 (cache state is a 64-bit mask
+    /// per register).
     pub fn new(model: Model, n: usize, policy: WaitPolicy, abort: Option<Arc<AtomicBool>>) -> Self {
         Self::build(model, n, None, policy, abort)
     }

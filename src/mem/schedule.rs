@@ -253,7 +253,7 @@ impl Script {
         }
     }
 
-    /// With the expansion of [`Goal::Race`].
+    /// With the expansion of `Goal::Race`.
     pub fn with_expand(mut self, expand: Expand) -> Self {
         self.expand = Some(expand);
         self

@@ -6,7 +6,7 @@
 //!
 //! The built-in locks are [`Registry::builtin`] (`builtin.rs`, one line a lock). A program
 //! that brings locks of its own adds their entries to that registry and hands it to
-//! [`crate::main_with`], which installs it ([`install`]): every command then resolves `--lock`
+//! [`crate::main_with`], which installs it: every command then resolves `--lock`
 //! through it.
 
 mod builtin;
