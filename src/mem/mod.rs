@@ -162,19 +162,19 @@ pub trait Register: Send + Sync {
 /// # Examples
 ///
 /// ```
-/// /// # use lockbench::locks::Lock;
-/// /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
-/// /// # impl<M: Memory> Tas<M> {
-/// /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
-/// /// # }
-/// /// # impl<M: Memory> Lock for Tas<M> {
-/// /// #     fn enter(&self, p: usize, _session: usize) {
-/// /// #         while self.word.swap(p, 1) != 0 {
-/// /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
-/// /// #         }
-/// /// #     }
-/// /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
-/// /// # }
+/// # use lockbench::locks::Lock;
+/// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+/// # impl<M: Memory> Tas<M> {
+/// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+/// # }
+/// # impl<M: Memory> Lock for Tas<M> {
+/// #     fn enter(&self, p: usize, _session: usize) {
+/// #         while self.word.swap(p, 1) != 0 {
+/// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+/// #         }
+/// #     }
+/// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+/// # }
 /// use lockbench::mem::{CountingMemory, Home, Memory, Model, NativeMemory, Register, WaitPolicy};
 /// // The same lock on native memory, for timing ...
 /// let timed = Tas::new(NativeMemory::default());
@@ -189,8 +189,28 @@ pub trait Register: Send + Sync {
 /// ```
 pub trait Memory: Clone + Send + Sync + 'static {
     /// The register type of this memory.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{Home, Memory, NativeMemory, Register};
+    /// fn flag<M: Memory>(mem: &M) -> M::Reg {
+    ///     mem.register(Home::Shared, 0)
+    /// }
+    /// assert_eq!(flag(&NativeMemory::default()).read(0), 0);
+    /// ```
     type Reg: Register;
     /// The multi-word register type of this memory (one atomic register of several `i64` words).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{Home, Memory, NativeMemory, WideRegister};
+    /// fn label<M: Memory>(mem: &M, n: usize) -> M::Wide {
+    ///     mem.wide(Home::Process(0), n, -1)
+    /// }
+    /// assert_eq!(label(&NativeMemory::default(), 4).words(), 4);
+    /// ```
     type Wide: WideRegister;
 
     /// Allocates one register with initial value `init`. Native registers are each padded to

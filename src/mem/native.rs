@@ -128,20 +128,20 @@ pub struct Aborted;
 /// # Examples
 ///
 /// ```
-/// /// # use lockbench::locks::Lock;
-/// /// # use lockbench::mem::{Home, Memory, Register};
-/// /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
-/// /// # impl<M: Memory> Tas<M> {
-/// /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
-/// /// # }
-/// /// # impl<M: Memory> Lock for Tas<M> {
-/// /// #     fn enter(&self, p: usize, _session: usize) {
-/// /// #         while self.word.swap(p, 1) != 0 {
-/// /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
-/// /// #         }
-/// /// #     }
-/// /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
-/// /// # }
+/// # use lockbench::locks::Lock;
+/// # use lockbench::mem::{Home, Memory, Register};
+/// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+/// # impl<M: Memory> Tas<M> {
+/// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+/// # }
+/// # impl<M: Memory> Lock for Tas<M> {
+/// #     fn enter(&self, p: usize, _session: usize) {
+/// #         while self.word.swap(p, 1) != 0 {
+/// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+/// #         }
+/// #     }
+/// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+/// # }
 /// use lockbench::mem::NativeMemory;
 /// let lock = Tas::new(NativeMemory::default());
 /// lock.enter(0, 0);
