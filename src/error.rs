@@ -1,6 +1,16 @@
 //! The usage error: bad input the user can act on (exit code 2). Every layer may raise it.
 
 /// Bad input: the user can act on it. Exits with code 2.
+///
+/// Its message is one line: what was wrong and what to do.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::error::UsageError;
+/// let e = UsageError("unknown lock \"tass\": `lockbench list` shows the names".into());
+/// assert!(e.to_string().starts_with("unknown lock"));
+/// ```
 #[derive(Debug)]
 pub struct UsageError(pub String);
 
@@ -13,6 +23,20 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// Shorthand for a usage error.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::error::{usage, UsageError};
+/// fn threads(n: usize) -> Result<usize, UsageError> {
+///     if n == 0 {
+///         return usage("--threads 0: give at least 1");
+///     }
+///     Ok(n)
+/// }
+/// assert_eq!(threads(0).unwrap_err().to_string(), "--threads 0: give at least 1");
+/// assert_eq!(threads(2).unwrap(), 2);
+/// ```
 pub fn usage<T>(msg: impl Into<String>) -> Result<T, UsageError> {
     Err(UsageError(msg.into()))
 }

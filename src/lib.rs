@@ -8,6 +8,20 @@
 //! [`registry::LockEntry::raw_rwlock`] for any `lock_api` lock) and hand it to [`main_with`].
 //! A lock's description, claims, RMR bound and mutants are its [`locks::LockInfo`]. See
 //! `docs/your-lock.md` and the `examples/` directory.
+//!
+//! # Examples
+//!
+//! A `lock_api` mutex added to the built-in locks, in the registry the command line would run
+//! with (a program's `main` hands it to [`main_with`]):
+//!
+//! ```
+//! use lockbench::locks::{LockInfo, Problem};
+//! use lockbench::registry::{LockEntry, Registry};
+//!
+//! const PL: LockInfo = LockInfo::baseline("pl-mutex", Problem::Mutex, false, "parking_lot's");
+//! let registry = Registry::builtin().with(LockEntry::raw_mutex::<parking_lot::RawMutex>(PL));
+//! assert_eq!(registry.entries().len(), Registry::builtin().entries().len() + 1);
+//! ```
 
 // The public surface: the lock trait and its description, the register abstraction, the
 // registry and its entries, the usage error, and `main_with`.

@@ -12,6 +12,14 @@ use crate::mem::schedule::Script;
 use crate::mem::{Model, ScheduledMemory};
 
 /// Which way a bound goes.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::{Bound, Direction};
+/// assert_eq!(Bound::constant(4, "MCS 1991").direction, Direction::Upper);
+/// assert_eq!(Bound::lower("N", 8, "seed 000 §5").direction, Direction::Lower);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
@@ -45,6 +53,14 @@ pub struct Bound {
 
 impl Bound {
     /// The upper bound c·N + d at `n` processes (never below 0).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Bound;
+    /// assert_eq!(Bound::linear(2, 0, 5, "seed 000").formula, "2N");
+    /// assert_eq!(Bound::linear(1, -9, 4, "seed 000").value, 0); // never below 0
+    /// ```
     pub fn linear(c: u64, d: i64, n: usize, source: &str) -> Bound {
         let value = (c as i64 * n as i64 + d).max(0) as u64;
         let formula = match d {
@@ -62,6 +78,14 @@ impl Bound {
     }
 
     /// The constant upper bound `v`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Bound;
+    /// let b = Bound::constant(5, "CLH 1993");
+    /// assert_eq!((b.formula.as_str(), b.c), ("5", None));
+    /// ```
     pub fn constant(v: u64, source: &str) -> Bound {
         Bound {
             direction: Direction::Upper,
@@ -74,6 +98,14 @@ impl Bound {
 
     /// A lower bound: the paper's worst case costs one passage at least `value` (`formula` in
     /// N).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{Bound, Direction};
+    /// let b = Bound::lower("N − 1", 7, "seed 000 §5");
+    /// assert_eq!((b.direction, b.value), (Direction::Lower, 7));
+    /// ```
     pub fn lower(formula: &str, value: u64, source: &str) -> Bound {
         Bound {
             direction: Direction::Lower,
@@ -86,6 +118,20 @@ impl Bound {
 }
 
 /// The RMR bound of a lock under a model at `n` processes, if its source claims one.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::{Bound, BoundFn};
+/// use lockbench::mem::Model;
+/// /// A queue lock: a constant bound under CC, none under DSM.
+/// fn bound(model: Model, _n: usize) -> Option<Bound> {
+///     (model == Model::Cc).then(|| Bound::constant(4, "my paper, Lemma 2"))
+/// }
+/// let f: BoundFn = bound;
+/// assert_eq!(f(Model::Cc, 8).unwrap().value, 4);
+/// assert!(f(Model::Dsm, 8).is_none());
+/// ```
 pub type BoundFn = fn(Model, usize) -> Option<Bound>;
 
 /// For a lock whose source claims no RMR bound.
@@ -145,6 +191,30 @@ pub struct Mutant {
 
 impl Mutant {
     /// A mutant built on the scheduled memory by `build` (typically the mutated type's `new`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::locks::{Mutant, Params};
+    /// # use lockbench::mem::ScheduledMemory;
+    /// # fn tas(mem: ScheduledMemory, _: &Params) -> Tas<ScheduledMemory> { Tas::new(mem) }
+    /// let m = Mutant::new("no-swap", "2", "the swap made a read", tas);
+    /// assert_eq!((m.line, m.equivalent), ("2", None));
+    /// ```
     pub fn new<L: Lock + 'static>(
         name: &'static str,
         line: &'static str,
@@ -164,12 +234,61 @@ impl Mutant {
     }
 
     /// Argued equivalent to the algorithm, for this reason (surviving is then expected).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::locks::{Mutant, Params};
+    /// # use lockbench::mem::ScheduledMemory;
+    /// # fn tas(mem: ScheduledMemory, _: &Params) -> Tas<ScheduledMemory> { Tas::new(mem) }
+    /// let m = Mutant::new("swap-twice", "2", "the swap repeated once taken", tas)
+    ///     .equivalent("the second swap writes the 1 already there");
+    /// assert!(m.equivalent.is_some());
+    /// ```
     pub fn equivalent(mut self, why: &'static str) -> Mutant {
         self.equivalent = Some(why);
         self
     }
 
     /// Tried with at least `passages` per process and PCT depth `depth`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::locks::{Mutant, Params};
+    /// # use lockbench::mem::ScheduledMemory;
+    /// # fn tas(mem: ScheduledMemory, _: &Params) -> Tas<ScheduledMemory> { Tas::new(mem) }
+    /// let m = Mutant::new("late", "4", "shows only after a few passages", tas).at_least(3, 2);
+    /// assert_eq!(m.at_least, (3, 2));
+    /// ```
     pub fn at_least(mut self, passages: usize, depth: usize) -> Mutant {
         self.at_least = (passages, depth);
         self
@@ -178,6 +297,22 @@ impl Mutant {
 
 /// The worst-case schedule a lock's paper scripts (`rmr --schedule adversarial` runs it instead
 /// of searching, and calls the figure proven): the script, what it does, and its `found_by`.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::{WorstCase, WorstCaseFn};
+/// use lockbench::mem::Script;
+/// fn worst(n: usize, _passages: usize) -> Option<WorstCase> {
+///     (n >= 2).then(|| WorstCase {
+///         script: Script::new(std::iter::empty()),
+///         detail: "every process in turn (my paper, §4)",
+///         found_by: "script",
+///     })
+/// }
+/// let f: WorstCaseFn = worst;
+/// assert!(f(1, 3).is_none() && f(2, 3).is_some());
+/// ```
 pub struct WorstCase {
     /// The schedule.
     pub script: Script,
@@ -189,6 +324,14 @@ pub struct WorstCase {
 
 /// The scripted worst case of a lock at `n` processes of `passages` passages each, if its
 /// paper gives one there.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::{no_worst_case, WorstCaseFn};
+/// let f: WorstCaseFn = no_worst_case;
+/// assert!(f(4, 2).is_none());
+/// ```
 pub type WorstCaseFn = fn(n: usize, passages: usize) -> Option<WorstCase>;
 
 /// For a lock whose paper scripts no worst case.
@@ -202,6 +345,15 @@ pub fn no_worst_case(_n: usize, _passages: usize) -> Option<WorstCase> {
 
 /// One goal of a scripted `verify` schedule ([`CounterExample`]): run one process until it has
 /// reached a point of its passages, counted from the start of the execution.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::Step;
+/// // Process 0 takes its ticket, then process 1 enters once before it.
+/// let steps = [Step::Doorway(0, 1), Step::Enter(1, 1)];
+/// assert_ne!(steps[0], steps[1]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     /// Process q runs until it has ended this many doorways.

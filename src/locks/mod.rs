@@ -15,6 +15,14 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+/// The problem a lock solves: mutual exclusion, group mutual exclusion (GME) or k-exclusion.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::Problem;
+/// assert_eq!(Problem::KExclusion.name(), "k-exclusion");
+/// ```
 pub use crate::check::Problem;
 use crate::mem::{CountingMemory, NativeMemory, WaitPolicy};
 pub use facts::{
@@ -29,11 +37,102 @@ pub(crate) mod reference;
 pub(crate) mod sources;
 
 /// A lock for `n` processes.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::Lock;
+/// use lockbench::mem::{Home, Memory, NativeMemory, Register};
+///
+/// /// A test-and-set lock, written once over any memory.
+/// struct Tas<M: Memory> {
+///     mem: M,
+///     word: M::Reg,
+/// }
+///
+/// impl<M: Memory> Tas<M> {
+///     fn new(mem: M) -> Self {
+///         let word = mem.register(Home::Shared, 0);
+///         Tas { mem, word }
+///     }
+/// }
+///
+/// impl<M: Memory> Lock for Tas<M> {
+///     fn enter(&self, p: usize, _session: usize) {
+///         while self.word.swap(p, 1) != 0 {
+///             self.mem.wait_until(p, || self.word.read(p) == 0);
+///         }
+///     }
+///     fn exit(&self, p: usize, _session: usize) {
+///         self.word.write(p, 0);
+///     }
+/// }
+///
+/// let lock = Tas::new(NativeMemory::default());
+/// std::thread::scope(|s| {
+///     for p in 0..2 {
+///         let lock = &lock;
+///         s.spawn(move || {
+///             lock.enter(p, 0);
+///             // critical section
+///             lock.exit(p, 0);
+///         });
+///     }
+/// });
+/// ```
 pub trait Lock: Send + Sync {
     /// Process `p` (in `0..n`) enters, asking for `session`; returns once inside.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// let lock = Tas::new(NativeMemory::default());
+    /// lock.enter(0, 0);
+    /// assert_eq!(lock.word.peek(), 1);
+    /// lock.exit(0, 0);
+    /// ```
     fn enter(&self, p: usize, session: usize);
 
     /// Process `p` leaves the critical section it entered with `session`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// let lock = Tas::new(NativeMemory::default());
+    /// lock.enter(1, 0);
+    /// lock.exit(1, 0);
+    /// assert_eq!(lock.word.peek(), 0);
+    /// ```
     fn exit(&self, p: usize, session: usize);
 
     /// As [`Lock::enter`], calling `doorway_done` once, at the end of the doorway (the bounded
@@ -45,9 +144,63 @@ pub trait Lock: Send + Sync {
     /// (with a no-op, so timing runs pay nothing) and `enter_traced`. The default, for locks
     /// whose doorway cannot be observed, never calls `doorway_done`: traces then measure order
     /// from the request and say so.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// let lock = Tas::new(NativeMemory::default());
+    /// let mut doorways = 0;
+    /// lock.enter_traced(0, 0, &mut || doorways += 1);
+    /// lock.exit(0, 0);
+    /// assert_eq!(doorways, 0); // the default: a doorway that cannot be observed
+    /// ```
     fn enter_traced(&self, p: usize, session: usize, doorway_done: &mut dyn FnMut()) {
         let _ = doorway_done;
         self.enter(p, session);
+    }
+
+    /// Called once per process when the measured window starts (after the warm-up), from the
+    /// thread acting as `p`: a lock that accumulates statistics of its own (a counting memory's
+    /// RMRs) forgets the warm-up's. Most locks ignore it.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// let lock = Tas::new(NativeMemory::default());
+    /// lock.measurement_starts(0); // the default does nothing
+    /// ```
+    fn measurement_starts(&self, p: usize) {
+        let _ = p;
     }
 
     /// Checks the lock's register invariants (the bounds its paper proves) by peeking at its
@@ -58,13 +211,30 @@ pub trait Lock: Send + Sync {
     /// process at a time, so a peek of all registers is a consistent snapshot): relations
     /// between registers may then be checked. When false, the lock is running on real threads
     /// and only single-register bounds may be checked, since peeks are not a snapshot.
-    /// Called once per process when the measured window starts (after the warm-up), from the
-    /// thread acting as `p`: a lock that accumulates statistics of its own (a counting memory's
-    /// RMRs) forgets the warm-up's. Most locks ignore it.
-    fn measurement_starts(&self, p: usize) {
-        let _ = p;
-    }
-
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// let lock = Tas::new(NativeMemory::default());
+    /// lock.enter(0, 0);
+    /// assert_eq!(lock.check_invariants(false), Ok(())); // the default claims none
+    /// lock.exit(0, 0);
+    /// ```
     fn check_invariants(&self, exact: bool) -> Result<(), String> {
         let _ = exact;
         Ok(())
@@ -75,6 +245,28 @@ pub trait Lock: Send + Sync {
     /// ghost state the lock keeps from earlier marks; `Err` names the lemma and how it broke.
     /// Only the scheduled memory delivers marks (one process runs at a time there, so the
     /// ghost state is exact). Default: no lemma checked.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// let lock = Tas::new(NativeMemory::default());
+    /// assert_eq!(lock.lemma_step(0, 3, [0, 0]), Ok(()));
+    /// ```
     fn lemma_step(&self, p: usize, line: u32, args: [i64; 2]) -> Result<(), String> {
         let _ = (p, line, args);
         Ok(())
@@ -83,6 +275,27 @@ pub trait Lock: Send + Sync {
     /// The spread of the tokens currently held (largest minus smallest non-negative token, by
     /// peeking), for bakeries whose papers bound or refute it (seed 002 §3.1, Theorem 1); None
     /// for other locks or when fewer than one token is held.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// assert_eq!(Tas::new(NativeMemory::default()).token_range(), None);
+    /// ```
     fn token_range(&self) -> Option<i64> {
         None
     }
@@ -91,6 +304,27 @@ pub trait Lock: Send + Sync {
     /// their tokens (`bw-bakery`: ≤ N, `bwb-gme`: ≤ N + 1) or say they are unbounded (`glb`);
     /// `verify` keeps the maximum over every write of every schedule (its report's
     /// `largest_token`). None for the other locks.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// assert_eq!(Tas::new(NativeMemory::default()).largest_token(), None);
+    /// ```
     fn largest_token(&self) -> Option<i64> {
         None
     }
@@ -98,6 +332,28 @@ pub trait Lock: Send + Sync {
     /// The progress properties the lock claims beyond its safety property, deadlock freedom
     /// and FCFS (which [`LockInfo::fcfs`] declares). `verify` checks each claimed one exactly
     /// under the scheduler; a failure of an unclaimed one is only a witness. Default: none.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// use lockbench::locks::Claims;
+    /// assert_eq!(Tas::new(NativeMemory::default()).claims(), Claims::default());
+    /// ```
     fn claims(&self) -> Claims {
         Claims::default()
     }
@@ -105,6 +361,27 @@ pub trait Lock: Send + Sync {
     /// A failure its paper states in words (a property it does not have), scripted for
     /// `verify --scheduler script`, so the failure shows in one schedule at every level.
     /// Default: none.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::mem::NativeMemory;
+    /// assert!(Tas::new(NativeMemory::default()).counter_example().is_none());
+    /// ```
     fn counter_example(&self) -> Option<CounterExample> {
         None
     }
@@ -113,6 +390,14 @@ pub trait Lock: Send + Sync {
 /// Progress properties a lock may claim (seed 000 §1: P3, P4, P7, P8; seed 001: starvation
 /// freedom with fewer than k crashes). Safety, deadlock freedom and FCFS are declared
 /// elsewhere: safety by the problem, FCFS by [`LockInfo::fcfs`].
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::Claims;
+/// let gme = Claims { concurrent_entry: true, fife: true, ..Claims::BOUNDED_EXIT };
+/// assert!(gme.bounded_exit && !gme.strong_concurrent_entry);
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Claims {
     /// P3 bounded exit: the exit section never waits.
@@ -132,6 +417,14 @@ pub struct Claims {
 
 impl Claims {
     /// Bounded exit only: the claim of every mutual-exclusion algorithm here.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Claims;
+    /// assert!(Claims::BOUNDED_EXIT.bounded_exit);
+    /// assert!(!Claims::BOUNDED_EXIT.fife);
+    /// ```
     pub const BOUNDED_EXIT: Claims = Claims {
         bounded_exit: true,
         concurrent_entry: false,
@@ -142,6 +435,15 @@ impl Claims {
 }
 
 /// What a lock is built for.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::Params;
+/// use lockbench::mem::WaitPolicy;
+/// let params = Params::new(4, 2, WaitPolicy::YIELD);
+/// assert_eq!((params.n, params.k), (4, 2));
+/// ```
 #[derive(Clone, Debug)]
 pub struct Params {
     /// Number of processes (ids `0..n`).
@@ -157,6 +459,15 @@ pub struct Params {
 
 impl Params {
     /// Parameters with a fresh abort flag.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Params;
+    /// use lockbench::mem::WaitPolicy;
+    /// let params = Params::new(2, 1, WaitPolicy::Spin);
+    /// assert!(!params.abort.load(std::sync::atomic::Ordering::Relaxed));
+    /// ```
     pub fn new(n: usize, k: usize, policy: WaitPolicy) -> Self {
         Params {
             n,
@@ -167,12 +478,42 @@ impl Params {
     }
 
     /// The native memory these parameters describe.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Params;
+    /// use lockbench::mem::{Home, Memory, Register, WaitPolicy};
+    /// let mem = Params::new(2, 1, WaitPolicy::Spin).native();
+    /// let r = mem.register(Home::Shared, 7);
+    /// assert_eq!(r.read(0), 7);
+    /// ```
     pub fn native(&self) -> NativeMemory {
         NativeMemory::with_abort(self.policy, self.abort.clone())
     }
 }
 
 /// What the registry says of a lock.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::{no_bound, no_mutants, no_worst_case, LockInfo, Problem};
+/// const TAS: LockInfo = LockInfo {
+///     name: "my-tas",
+///     problem: Problem::Mutex,
+///     source: "Rudolph and Segall 1984",
+///     fcfs: false,
+///     bounded: true,
+///     rmr: "unbounded",
+///     safe: true,
+///     notes: "swap on one shared word",
+///     bound: no_bound,
+///     mutants: no_mutants,
+///     worst_case: no_worst_case,
+/// };
+/// assert!((TAS.mutants)().is_empty());
+/// ```
 #[derive(Clone, Debug, Serialize)]
 pub struct LockInfo {
     /// Name used on the command line.
@@ -208,6 +549,14 @@ pub struct LockInfo {
 
 impl LockInfo {
     /// A baseline: a lock people use, with no paper, bounded registers and no RMR claim.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{LockInfo, Problem};
+    /// const MINE: LockInfo = LockInfo::baseline("my-mutex", Problem::Mutex, false, "a wrapped mutex");
+    /// assert_eq!((MINE.source, MINE.rmr, MINE.safe), ("baseline", "n/a", true));
+    /// ```
     pub const fn baseline(
         name: &'static str,
         problem: Problem,
@@ -232,7 +581,61 @@ impl LockInfo {
 
 /// Builds a lock from its parameters. A shared closure rather than a function pointer, so an
 /// entry made at run time (a plug-in loaded from a file) can carry what it loaded.
+///
+/// # Examples
+///
+/// ```
+/// # use lockbench::locks::Lock;
+/// # use lockbench::mem::{Home, Memory, Register};
+/// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+/// # impl<M: Memory> Tas<M> {
+/// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+/// # }
+/// # impl<M: Memory> Lock for Tas<M> {
+/// #     fn enter(&self, p: usize, _session: usize) {
+/// #         while self.word.swap(p, 1) != 0 {
+/// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+/// #         }
+/// #     }
+/// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+/// # }
+/// use std::sync::Arc;
+/// use lockbench::locks::{Builder, Params};
+/// use lockbench::mem::WaitPolicy;
+/// let build: Builder = Arc::new(|p: &Params| Box::new(Tas::new(p.native())));
+/// let lock = build(&Params::new(2, 1, WaitPolicy::Spin));
+/// lock.enter(0, 0);
+/// lock.exit(0, 0);
+/// ```
 pub type Builder = Arc<dyn Fn(&Params) -> Box<dyn Lock> + Send + Sync>;
 
 /// Builds a lock on a given counting memory (RMRs under a model).
+///
+/// # Examples
+///
+/// ```
+/// # use lockbench::locks::Lock;
+/// # use lockbench::mem::{Home, Memory, Register};
+/// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+/// # impl<M: Memory> Tas<M> {
+/// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+/// # }
+/// # impl<M: Memory> Lock for Tas<M> {
+/// #     fn enter(&self, p: usize, _session: usize) {
+/// #         while self.word.swap(p, 1) != 0 {
+/// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+/// #         }
+/// #     }
+/// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+/// # }
+/// use std::sync::Arc;
+/// use lockbench::locks::{CountingBuilder, Params};
+/// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+/// let build: CountingBuilder = Arc::new(|_: &Params, mem| Box::new(Tas::new(mem)));
+/// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+/// let lock = build(&Params::new(1, 1, WaitPolicy::Spin), mem.clone());
+/// lock.enter(0, 0);
+/// lock.exit(0, 0);
+/// assert_eq!(mem.registers(), 1);
+/// ```
 pub type CountingBuilder = Arc<dyn Fn(&Params, CountingMemory) -> Box<dyn Lock> + Send + Sync>;

@@ -11,6 +11,22 @@ use serde::Serialize;
 use super::Home;
 
 /// The RMR model a counting memory charges by.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::mem::{CountingMemory, Home, Memory, Model, Register, WaitPolicy};
+/// // A process spinning on a register it does not own: remote every time under DSM,
+/// // once under CC (then its cached copy serves it).
+/// for (model, rmrs) in [(Model::Dsm, 3), (Model::Cc, 1)] {
+///     let mem = CountingMemory::new(model, 2, WaitPolicy::Spin, None);
+///     let flag = mem.register(Home::Process(1), 0);
+///     for _ in 0..3 {
+///         flag.read(0);
+///     }
+///     assert_eq!(mem.summary().rmrs, rmrs, "{model}");
+/// }
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Model {
@@ -24,6 +40,13 @@ pub enum Model {
 
 impl Model {
     /// The model's name as on the command line.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::Model;
+    /// assert_eq!(Model::CcWb.name(), "cc-wb");
+    /// ```
     pub fn name(self) -> &'static str {
         match self {
             Model::Cc => "cc",

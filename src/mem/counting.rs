@@ -36,6 +36,14 @@ pub use super::cell::{Access, Model};
 pub use super::tally::Section;
 
 /// Most processes a counting memory tracks (cache state is a 64-bit mask per register).
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+/// let mem = CountingMemory::new(Model::Dsm, 64, WaitPolicy::Spin, None); // the most it takes
+/// assert_eq!(mem.model(), Model::Dsm);
+/// ```
 pub const MAX_PROCESSES: usize = 64;
 
 pub(crate) struct Shared {
@@ -48,6 +56,32 @@ pub(crate) struct Shared {
 }
 
 /// A memory that counts RMRs under a [`Model`].
+///
+/// # Examples
+///
+/// ```
+/// # use lockbench::locks::Lock;
+/// # use lockbench::mem::{Home, Memory, Register};
+/// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+/// # impl<M: Memory> Tas<M> {
+/// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+/// # }
+/// # impl<M: Memory> Lock for Tas<M> {
+/// #     fn enter(&self, p: usize, _session: usize) {
+/// #         while self.word.swap(p, 1) != 0 {
+/// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+/// #         }
+/// #     }
+/// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+/// # }
+/// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+/// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+/// let lock = Tas::new(mem.clone());
+/// mem.begin_passage(0);
+/// lock.enter(0, 0);
+/// lock.exit(0, 0);
+/// assert_eq!(mem.end_passage(0), 2); // the swap and the releasing write
+/// ```
 #[derive(Clone)]
 pub struct CountingMemory {
     sh: Arc<Shared>,
@@ -82,7 +116,16 @@ pub struct RmrSummary {
 
 impl CountingMemory {
     /// A counting memory for `n` processes on real threads, waiting by `policy` and giving up
-    /// when `abort` is set. `n` is at most [`MAX_PROCESSES`].
+    /// when `abort` is set. `n` is at most 64 (cache state is a 64-bit mask
+    /// per register).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::CcWb, 4, WaitPolicy::YIELD, None);
+    /// assert_eq!(mem.registers(), 0);
+    /// ```
     pub fn new(model: Model, n: usize, policy: WaitPolicy, abort: Option<Arc<AtomicBool>>) -> Self {
         Self::build(model, n, None, policy, abort)
     }
@@ -121,16 +164,74 @@ impl CountingMemory {
     }
 
     /// Registers allocated so far (the shared space of the lock built on this memory).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+    /// let _lock = Tas::new(mem.clone());
+    /// assert_eq!(mem.registers(), 1); // a test-and-set lock needs one word
+    /// ```
     pub fn registers(&self) -> usize {
         self.sh.next_id.load(Ordering::Relaxed)
     }
 
     /// The model.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+    /// assert_eq!(mem.model().name(), "cc");
+    /// ```
     pub fn model(&self) -> Model {
         self.sh.model
     }
 
     /// Process `p` starts a passage (its doorway).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+    /// let lock = Tas::new(mem.clone());
+    /// mem.begin_passage(0);
+    /// lock.enter(0, 0);
+    /// lock.exit(0, 0);
+    /// mem.end_passage(0);
+    /// assert_eq!(mem.summary().passages, 1);
+    /// ```
     pub fn begin_passage(&self, p: usize) {
         self.sh.procs[p].begin_passage();
     }
@@ -141,27 +242,146 @@ impl CountingMemory {
     }
 
     /// Forgets process `p`'s completed passages (the warm-up is over); cumulative counts stay.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+    /// let lock = Tas::new(mem.clone());
+    /// mem.begin_passage(0);
+    /// lock.enter(0, 0);
+    /// lock.exit(0, 0);
+    /// mem.end_passage(0); // a warm-up passage
+    /// mem.reset_passages(0);
+    /// assert_eq!(mem.summary().passages, 0);
+    /// assert_eq!(mem.summary().rmrs, 2); // cumulative counts stay
+    /// ```
     pub fn reset_passages(&self, p: usize) {
         self.sh.procs[p].reset_passages();
     }
 
     /// The lock did not report its doorway's end: the entry so far counts as waiting (the
     /// doorway is unobserved, as for locks that claim no FCFS).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+    /// let lock = Tas::new(mem.clone());
+    /// mem.begin_passage(0);
+    /// lock.enter(0, 0);
+    /// mem.doorway_unobserved(0);
+    /// assert_eq!(mem.rmrs_of(0), [0, 1, 0, 0]); // the swap counts as waiting, not doorway
+    /// lock.exit(0, 0);
+    /// ```
     pub fn doorway_unobserved(&self, p: usize) {
         self.sh.procs[p].doorway_unobserved();
     }
 
     /// Process `p` completed its passage; returns the passage's RMRs.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+    /// let lock = Tas::new(mem.clone());
+    /// mem.begin_passage(0);
+    /// lock.enter(0, 0);
+    /// lock.exit(0, 0);
+    /// assert_eq!(mem.end_passage(0), 2);
+    /// ```
     pub fn end_passage(&self, p: usize) -> u64 {
         self.sh.procs[p].end_passage()
     }
 
     /// RMRs process `p` made so far, per section (cumulative).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+    /// let lock = Tas::new(mem.clone());
+    /// lock.enter(0, 0);
+    /// lock.exit(0, 0);
+    /// assert_eq!(mem.rmrs_of(0).iter().sum::<u64>(), 2); // doorway, waiting, cs, exit
+    /// ```
     pub fn rmrs_of(&self, p: usize) -> [u64; 4] {
         self.sh.procs[p].rmrs()
     }
 
     /// The summary over `procs` (None: all processes).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{CountingMemory, Home, Memory, Model, Register, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Dsm, 2, WaitPolicy::Spin, None);
+    /// let r = mem.register(Home::Process(0), 0);
+    /// r.read(0); // local
+    /// r.read(1); // remote
+    /// assert_eq!(mem.summary_of(Some(&[0])).rmrs, 0);
+    /// assert_eq!(mem.summary_of(Some(&[1])).rmrs, 1);
+    /// ```
     pub fn summary_of(&self, procs: Option<&[usize]>) -> RmrSummary {
         let all: Vec<usize> = (0..self.sh.procs.len()).collect();
         let ids = procs.unwrap_or(&all);
@@ -206,6 +426,36 @@ impl CountingMemory {
     }
 
     /// The summary over every process.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+    /// let lock = Tas::new(mem.clone());
+    /// for _ in 0..3 {
+    ///     mem.begin_passage(0);
+    ///     lock.enter(0, 0);
+    ///     lock.exit(0, 0);
+    ///     mem.end_passage(0);
+    /// }
+    /// let s = mem.summary();
+    /// assert_eq!((s.model.as_str(), s.passages, s.per_passage_max), ("cc", 3, 2));
+    /// ```
     pub fn summary(&self) -> RmrSummary {
         self.summary_of(None)
     }

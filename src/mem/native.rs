@@ -9,6 +9,15 @@ use super::wide::NativeWide;
 use super::{Home, Memory, Register};
 
 /// How a process busy-waits.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::mem::{NativeMemory, WaitPolicy};
+/// // More threads than cores: yield after a few spins.
+/// let mem = NativeMemory::new(WaitPolicy::SpinThenYield { spins: 64 });
+/// assert_eq!(mem.policy.name(), "spin-then-yield");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum WaitPolicy {
     /// Spin with a spin-loop hint forever (right when every thread has its own core).
@@ -16,14 +25,31 @@ pub enum WaitPolicy {
     Spin,
     /// Spin `spins` times, then yield the CPU between tries (right when threads outnumber
     /// cores: a pure spinner can hold the core the lock holder needs).
-    SpinThenYield { spins: u32 },
+    SpinThenYield {
+        /// Tries before the first yield.
+        spins: u32,
+    },
 }
 
 impl WaitPolicy {
     /// Spin-then-yield with the default spin budget.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::WaitPolicy;
+    /// assert_eq!(WaitPolicy::YIELD, WaitPolicy::SpinThenYield { spins: 128 });
+    /// ```
     pub const YIELD: WaitPolicy = WaitPolicy::SpinThenYield { spins: 128 };
 
     /// The policy's name as shown in reports.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::WaitPolicy;
+    /// assert_eq!(WaitPolicy::Spin.name(), "spin");
+    /// ```
     pub fn name(&self) -> &'static str {
         match self {
             WaitPolicy::Spin => "spin",
@@ -34,6 +60,20 @@ impl WaitPolicy {
     /// Waits until `cond` holds, following this policy. When `abort` is set the wait gives up
     /// by panicking with [`Aborted`] (the runner's watchdog sets it on a stalled run and catches
     /// the unwind); it is polled every 1024 tries, off the fast path.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::AtomicBool;
+    /// use lockbench::mem::{Aborted, WaitPolicy};
+    /// let mut tries = 0;
+    /// WaitPolicy::Spin.wait_until(None, || { tries += 1; tries == 3 });
+    /// assert_eq!(tries, 3);
+    /// // A wait on a set abort flag gives up with the `Aborted` payload.
+    /// let abort = AtomicBool::new(true);
+    /// let gave_up = std::panic::catch_unwind(|| WaitPolicy::Spin.wait_until(Some(&abort), || false));
+    /// assert!(gave_up.unwrap_err().is::<Aborted>());
+    /// ```
     #[inline]
     pub fn wait_until(&self, abort: Option<&AtomicBool>, mut cond: impl FnMut() -> bool) {
         if cond() {
@@ -62,6 +102,19 @@ impl WaitPolicy {
 }
 
 /// The panic payload of a wait given up because the run was aborted.
+///
+/// # Examples
+///
+/// ```
+/// use std::sync::atomic::AtomicBool;
+/// use std::sync::Arc;
+/// use lockbench::mem::{Aborted, Home, Memory, NativeMemory, Register, WaitPolicy};
+/// let abort = Arc::new(AtomicBool::new(true));
+/// let mem = NativeMemory::with_abort(WaitPolicy::Spin, abort);
+/// let never = mem.register(Home::Shared, 0);
+/// let stalled = std::panic::catch_unwind(|| mem.wait_until(0, || never.read(0) == 1));
+/// assert!(stalled.unwrap_err().downcast_ref::<Aborted>().is_some());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Aborted;
 
@@ -71,6 +124,29 @@ pub struct Aborted;
 /// doorway writes its own register and then reads the others', an order x86 and Arm break
 /// without a full fence. On x86 a SeqCst load is a plain `mov` and a SeqCst store an `xchg`, so
 /// the cost falls on writes only.
+///
+/// # Examples
+///
+/// ```
+/// # use lockbench::locks::Lock;
+/// # use lockbench::mem::{Home, Memory, Register};
+/// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+/// # impl<M: Memory> Tas<M> {
+/// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+/// # }
+/// # impl<M: Memory> Lock for Tas<M> {
+/// #     fn enter(&self, p: usize, _session: usize) {
+/// #         while self.word.swap(p, 1) != 0 {
+/// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+/// #         }
+/// #     }
+/// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+/// # }
+/// use lockbench::mem::NativeMemory;
+/// let lock = Tas::new(NativeMemory::default());
+/// lock.enter(0, 0);
+/// lock.exit(0, 0);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct NativeMemory {
     /// How `wait_until` waits.
@@ -81,6 +157,14 @@ pub struct NativeMemory {
 
 impl NativeMemory {
     /// A native memory whose waits follow `policy` and never give up.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{NativeMemory, WaitPolicy};
+    /// let mem = NativeMemory::new(WaitPolicy::YIELD);
+    /// assert!(mem.abort.is_none());
+    /// ```
     pub fn new(policy: WaitPolicy) -> Self {
         NativeMemory {
             policy,
@@ -89,6 +173,18 @@ impl NativeMemory {
     }
 
     /// A native memory whose waits follow `policy` and give up once `abort` is set.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use std::sync::atomic::AtomicBool;
+    /// use std::sync::Arc;
+    /// use lockbench::mem::{NativeMemory, WaitPolicy};
+    /// let abort = Arc::new(AtomicBool::new(false));
+    /// let mem = NativeMemory::with_abort(WaitPolicy::Spin, abort.clone());
+    /// // a watchdog would set `abort` to make every wait on `mem` give up
+    /// assert!(mem.abort.is_some());
+    /// ```
     pub fn with_abort(policy: WaitPolicy, abort: Arc<AtomicBool>) -> Self {
         NativeMemory {
             policy,
@@ -147,7 +243,7 @@ impl Memory for NativeMemory {
         NativeRegister(CachePadded::new(AtomicI64::new(init)))
     }
 
-    /// As the default, and noted for [`super::placement::record`], so a run can bind each
+    /// As the default, and noted for placement recording, so a run can bind each
     /// process's registers to its node.
     fn array(&self, len: usize, home: impl Fn(usize) -> Home, init: i64) -> Box<[NativeRegister]> {
         let regs: Box<[NativeRegister]> = (0..len)

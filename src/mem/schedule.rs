@@ -235,6 +235,19 @@ pub enum Goal {
 pub type Expand = Box<dyn Fn(usize, usize) -> Vec<Goal> + Send>;
 
 /// A scripted schedule: goals in order, then round-robin to let every process finish.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::WorstCase;
+/// use lockbench::mem::Script;
+/// let worst = WorstCase {
+///     script: Script::new(std::iter::empty()), // no goal: round-robin to the end
+///     detail: "every process in turn",
+///     found_by: "round-robin",
+/// };
+/// assert_eq!(worst.found_by, "round-robin");
+/// ```
 pub struct Script {
     goals: VecDeque<Goal>,
     then: RoundRobin,
@@ -244,6 +257,13 @@ pub struct Script {
 
 impl Script {
     /// The goals, in order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::Script;
+    /// let _round_robin = Script::new(std::iter::empty());
+    /// ```
     pub fn new(goals: impl IntoIterator<Item = Goal>) -> Self {
         Script {
             goals: goals.into_iter().collect(),
@@ -253,7 +273,14 @@ impl Script {
         }
     }
 
-    /// With the expansion of [`Goal::Race`].
+    /// With the expansion of `Goal::Race`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::Script;
+    /// let _script = Script::new(std::iter::empty()).with_expand(Box::new(|_first, _second| Vec::new()));
+    /// ```
     pub fn with_expand(mut self, expand: Expand) -> Self {
         self.expand = Some(expand);
         self

@@ -257,6 +257,33 @@ fn name_register(id: u32, name: impl FnOnce() -> String) {
 }
 
 /// Memory whose accesses are shuttle scheduling points.
+///
+/// # Examples
+///
+/// ```
+/// # use lockbench::locks::Lock;
+/// # use lockbench::mem::{Home, Memory, Register};
+/// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+/// # impl<M: Memory> Tas<M> {
+/// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+/// # }
+/// # impl<M: Memory> Lock for Tas<M> {
+/// #     fn enter(&self, p: usize, _session: usize) {
+/// #         while self.word.swap(p, 1) != 0 {
+/// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+/// #         }
+/// #     }
+/// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+/// # }
+/// use lockbench::locks::{Mutant, Params};
+/// use lockbench::mem::ScheduledMemory;
+/// // `verify` builds a lock (or a mutant of it) on the scheduled memory and explores its
+/// // interleavings; off the scheduler its registers are not to be touched.
+/// let m = Mutant::new("same-code", "1", "nothing changed", |mem: ScheduledMemory, _: &Params| {
+///     Tas::new(mem)
+/// });
+/// assert_eq!(m.name, "same-code");
+/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct ScheduledMemory;
 

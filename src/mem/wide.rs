@@ -15,14 +15,64 @@ use crossbeam_utils::CachePadded;
 
 /// An atomic multi-word register. Its writer is one process (the register's home): the native
 /// seqlock relies on that.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::mem::{Home, Memory, NativeMemory, WideRegister};
+/// let w = NativeMemory::default().wide(Home::Process(0), 2, 0);
+/// w.write(0, &[4, 1]); // process 0 publishes a two-word label at once
+/// let mut label = [0; 2];
+/// w.read(1, &mut label);
+/// assert_eq!(label, [4, 1]);
+/// ```
 pub trait WideRegister: Send + Sync {
     /// The number of words.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{Home, Memory, NativeMemory, WideRegister};
+    /// let w = NativeMemory::default().wide(Home::Process(0), 2, 0);
+    /// assert_eq!(w.words(), 2);
+    /// ```
     fn words(&self) -> usize;
     /// Atomic read of all words by process `p` into `out` (`out.len() == words()`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{Home, Memory, NativeMemory, WideRegister};
+    /// let w = NativeMemory::default().wide(Home::Process(0), 2, 0);
+    /// let mut out = [9; 2];
+    /// w.read(1, &mut out);
+    /// assert_eq!(out, [0, 0]);
+    /// ```
     fn read(&self, p: usize, out: &mut [i64]);
     /// Atomic write of all words by process `p` (`v.len() == words()`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{Home, Memory, NativeMemory, WideRegister};
+    /// let w = NativeMemory::default().wide(Home::Process(0), 2, 0);
+    /// w.write(0, &[7, 8]);
+    /// let mut out = [0; 2];
+    /// w.peek(&mut out);
+    /// assert_eq!(out, [7, 8]);
+    /// ```
     fn write(&self, p: usize, v: &[i64]);
     /// The words without counting, scheduling or ordering guarantees: for observers only.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::mem::{Home, Memory, NativeMemory, WideRegister};
+    /// let w = NativeMemory::default().wide(Home::Process(0), 2, 0);
+    /// let mut out = [1; 2];
+    /// w.peek(&mut out);
+    /// assert_eq!(out, [0, 0]);
+    /// ```
     fn peek(&self, out: &mut [i64]);
 }
 

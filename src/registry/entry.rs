@@ -54,15 +54,109 @@ use crate::runner::exec::run_typed;
 /// ```
 pub trait Algorithm: 'static {
     /// The lock on memory `M`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::locks::Params;
+    /// # use lockbench::registry::Algorithm;
+    /// # struct TasAlgorithm;
+    /// # impl Algorithm for TasAlgorithm {
+    /// #     type On<M: Memory> = Tas<M>;
+    /// #     fn new<M: Memory>(mem: M, _: &Params) -> Tas<M> { Tas::new(mem) }
+    /// # }
+    /// use lockbench::mem::{CountingMemory, Model, WaitPolicy};
+    /// let mem = CountingMemory::new(Model::Cc, 1, WaitPolicy::Spin, None);
+    /// let lock: <TasAlgorithm as Algorithm>::On<CountingMemory> = TasAlgorithm::new(mem, &Params::new(1, 1, WaitPolicy::Spin));
+    /// lock.enter(0, 0);
+    /// lock.exit(0, 0);
+    /// ```
     type On<M: Memory>: Lock;
 
     /// Builds the lock on `mem` for `params.n` processes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::locks::Params;
+    /// # use lockbench::registry::Algorithm;
+    /// # struct TasAlgorithm;
+    /// # impl Algorithm for TasAlgorithm {
+    /// #     type On<M: Memory> = Tas<M>;
+    /// #     fn new<M: Memory>(mem: M, _: &Params) -> Tas<M> { Tas::new(mem) }
+    /// # }
+    /// use lockbench::mem::{NativeMemory, WaitPolicy};
+    /// let lock = TasAlgorithm::new(NativeMemory::default(), &Params::new(2, 1, WaitPolicy::Spin));
+    /// lock.enter(1, 0);
+    /// lock.exit(1, 0);
+    /// ```
     fn new<M: Memory>(mem: M, params: &Params) -> Self::On<M>;
 }
 
 impl LockEntry {
     /// The entry of an algorithm written over the register abstraction: timed on native
     /// memory, explored by `verify` on the scheduled memory, counted by `rmr`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// # use lockbench::mem::{Home, Memory, Register};
+    /// # struct Tas<M: Memory> { mem: M, word: M::Reg }
+    /// # impl<M: Memory> Tas<M> {
+    /// #     fn new(mem: M) -> Self { let word = mem.register(Home::Shared, 0); Tas { mem, word } }
+    /// # }
+    /// # impl<M: Memory> Lock for Tas<M> {
+    /// #     fn enter(&self, p: usize, _session: usize) {
+    /// #         while self.word.swap(p, 1) != 0 {
+    /// #             self.mem.wait_until(p, || self.word.read(p) == 0);
+    /// #         }
+    /// #     }
+    /// #     fn exit(&self, p: usize, _session: usize) { self.word.write(p, 0); }
+    /// # }
+    /// # use lockbench::locks::Params;
+    /// # use lockbench::registry::Algorithm;
+    /// # struct TasAlgorithm;
+    /// # impl Algorithm for TasAlgorithm {
+    /// #     type On<M: Memory> = Tas<M>;
+    /// #     fn new<M: Memory>(mem: M, _: &Params) -> Tas<M> { Tas::new(mem) }
+    /// # }
+    /// use lockbench::locks::{LockInfo, Problem};
+    /// use lockbench::registry::{LockEntry, Registry};
+    /// const TAS: LockInfo = LockInfo::baseline("my-tas", Problem::Mutex, false, "swap on one word");
+    /// let entry = LockEntry::over_memory::<TasAlgorithm>(TAS);
+    /// assert!(entry.over_registers()); // `verify` and `rmr` take it too
+    /// let registry = Registry::builtin().with(entry);
+    /// assert!(registry.find("my-tas").is_some());
+    /// ```
     pub fn over_memory<A: Algorithm>(info: LockInfo) -> LockEntry {
         LockEntry {
             info,
@@ -110,6 +204,32 @@ impl LockEntry {
 /// The entry of a built-in lock written over the register abstraction: `generic_entry!(INFO,
 /// path::Type)` for a type `Type<M: Memory>` with `fn new(mem: M, params: &Params) -> Self`
 /// implementing [`Lock`]: shorthand for an [`Algorithm`] and [`LockEntry::over_memory`].
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::{LockInfo, Params, Problem};
+/// mod tas {
+/// #   use lockbench::locks::{Lock, Params};
+/// #   use lockbench::mem::{Home, Memory, Register};
+///     pub struct Tas<M: Memory> { mem: M, word: M::Reg }
+///     impl<M: Memory> Tas<M> {
+///         pub fn new(mem: M, _params: &Params) -> Self {
+///             let word = mem.register(Home::Shared, 0);
+///             Tas { mem, word }
+///         }
+///     }
+/// #   impl<M: Memory> Lock for Tas<M> {
+/// #       fn enter(&self, p: usize, _: usize) {
+/// #           while self.word.swap(p, 1) != 0 { self.mem.wait_until(p, || self.word.read(p) == 0); }
+/// #       }
+/// #       fn exit(&self, p: usize, _: usize) { self.word.write(p, 0); }
+/// #   }
+/// }
+/// const TAS: LockInfo = LockInfo::baseline("my-tas", Problem::Mutex, false, "swap on one word");
+/// let entry = lockbench::generic_entry!(TAS, tas::Tas);
+/// assert!(entry.over_registers());
+/// ```
 #[macro_export]
 macro_rules! generic_entry {
     ($info:expr, $($ty:ident)::+) => {{

@@ -7,10 +7,28 @@ use crate::locks::{Lock, LockInfo, Params};
 
 /// A [`lock_api::RawMutex`] as a [`Lock`]: every process enters with `lock`, leaves with
 /// `unlock`; sessions are ignored.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::{Lock, Params};
+/// use lockbench::registry::RawMutexLock;
+/// let m = RawMutexLock::<parking_lot::RawMutex>::new(&Params::new(2, 1, Default::default()));
+/// m.enter(0, 7); // the session is ignored
+/// m.exit(0, 7);
+/// ```
 pub struct RawMutexLock<R>(R);
 
 impl<R: lock_api::RawMutex> RawMutexLock<R> {
     /// A new unlocked mutex (`R::INIT`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Params;
+    /// use lockbench::registry::RawMutexLock;
+    /// let _m = RawMutexLock::<parking_lot::RawFairMutex>::new(&Params::new(4, 1, Default::default()));
+    /// ```
     pub fn new(_params: &Params) -> Self {
         RawMutexLock(R::INIT)
     }
@@ -33,10 +51,28 @@ impl<R: lock_api::RawMutex + Send + Sync> Lock for RawMutexLock<R> {
 /// entered with `lock_shared`; every other session is exclusive (`lock_exclusive`), so two
 /// requests of the same non-zero session never share. Under `--mix rw:P` session 0 is exactly
 /// the readers' session.
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::locks::{Lock, Params};
+/// use lockbench::registry::RawRwLockGme;
+/// let rw = RawRwLockGme::<parking_lot::RawRwLock>::new(&Params::new(2, 1, Default::default()));
+/// rw.enter(0, 1); // a writer: session 1 is exclusive
+/// rw.exit(0, 1);
+/// ```
 pub struct RawRwLockGme<R>(R);
 
 impl<R: lock_api::RawRwLock> RawRwLockGme<R> {
     /// A new unlocked rwlock (`R::INIT`).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Params;
+    /// use lockbench::registry::RawRwLockGme;
+    /// let _rw = RawRwLockGme::<parking_lot::RawRwLock>::new(&Params::new(4, 1, Default::default()));
+    /// ```
     pub fn new(_params: &Params) -> Self {
         RawRwLockGme(R::INIT)
     }

@@ -6,7 +6,7 @@
 //!
 //! The built-in locks are [`Registry::builtin`] (`builtin.rs`, one line a lock). A program
 //! that brings locks of its own adds their entries to that registry and hands it to
-//! [`crate::main_with`], which installs it ([`install`]): every command then resolves `--lock`
+//! [`crate::main_with`], which installs it: every command then resolves `--lock`
 //! through it.
 
 mod builtin;
@@ -62,6 +62,15 @@ impl LockEntry {
     /// `verify` and `rmr` take it as well as every other command.
     ///
     /// [`Memory`]: crate::mem::Memory
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::registry::Registry;
+    /// let reg = Registry::builtin();
+    /// assert!(reg.find("ticket").unwrap().over_registers());
+    /// assert!(!reg.find("std-mutex").unwrap().over_registers());
+    /// ```
     pub fn over_registers(&self) -> bool {
         self.scheduled.is_some() && self.counting.is_some()
     }
@@ -96,6 +105,13 @@ pub struct Registry {
 impl Registry {
     /// Every lock lockbench knows, in listing order: the baselines, the reference locks, then
     /// the paper algorithms (mutual exclusion, GME, k-exclusion).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let reg = lockbench::registry::Registry::builtin();
+    /// assert!(reg.find("mcs").is_some() && reg.find("clh").is_some());
+    /// ```
     pub fn builtin() -> Registry {
         Registry {
             entries: builtin::entries(),
@@ -104,6 +120,19 @@ impl Registry {
 
     /// Adds `entry` after the others, or says why its name cannot be used: empty, `all`, with
     /// a comma or a space (lock lists are comma-separated), or already taken.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{LockInfo, Problem};
+    /// use lockbench::registry::{LockEntry, Registry};
+    /// let mut reg = Registry::builtin();
+    /// const TAKEN: LockInfo = LockInfo::baseline("mcs", Problem::Mutex, false, "");
+    /// let err = reg.add(LockEntry::raw_mutex::<parking_lot::RawMutex>(TAKEN)).err().unwrap();
+    /// assert!(err.to_string().contains("already taken"));
+    /// const FRESH: LockInfo = LockInfo::baseline("pl-mutex", Problem::Mutex, false, "");
+    /// assert!(reg.add(LockEntry::raw_mutex::<parking_lot::RawMutex>(FRESH)).is_ok());
+    /// ```
     pub fn add(&mut self, entry: LockEntry) -> Result<&mut Registry, UsageError> {
         let name = entry.info.name;
         if name.is_empty() || name == "all" || name.contains([',', ' ']) {
@@ -125,6 +154,19 @@ impl Registry {
     /// # Panics
     ///
     /// When `add` refuses the entry (its name is taken or unusable), with `add`'s message.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{LockInfo, Problem};
+    /// use lockbench::registry::{LockEntry, Registry};
+    /// const A: LockInfo = LockInfo::baseline("pl-a", Problem::Mutex, false, "");
+    /// const B: LockInfo = LockInfo::baseline("pl-b", Problem::Mutex, false, "");
+    /// let reg = Registry::default()
+    ///     .with(LockEntry::raw_mutex::<parking_lot::RawMutex>(A))
+    ///     .with(LockEntry::raw_mutex::<parking_lot::RawFairMutex>(B));
+    /// assert_eq!(reg.entries().len(), 2);
+    /// ```
     pub fn with(mut self, entry: LockEntry) -> Registry {
         if let Err(e) = self.add(entry) {
             panic!("{e}");
@@ -133,11 +175,27 @@ impl Registry {
     }
 
     /// The entries, in listing order.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let reg = lockbench::registry::Registry::builtin();
+    /// let safe = reg.entries().iter().filter(|e| e.info.safe).count();
+    /// assert!(safe > 0 && safe < reg.entries().len()); // negative controls are listed too
+    /// ```
     pub fn entries(&self) -> &[LockEntry] {
         &self.entries
     }
 
     /// The entry named `name`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let reg = lockbench::registry::Registry::builtin();
+    /// assert_eq!(reg.find("tas").unwrap().info.name, "tas");
+    /// assert!(reg.find("plugin:./libmine.so").is_none()); // plug-ins: `lookup`
+    /// ```
     pub fn find(&self, name: &str) -> Option<&LockEntry> {
         self.entries.iter().find(|e| e.info.name == name)
     }

@@ -206,7 +206,7 @@ pub fn names() -> String {
 }
 
 /// Calls `$body` with `$make` bound to the constructor `Fn(Pid, &Setup) -> A` of the
-/// algorithm `$info` (an [`AlgoInfo`]) and returns what it gives. The runtimes are generic
+/// algorithm `$info` (an `AlgoInfo`) and returns what it gives. The runtimes are generic
 /// over the algorithm, so each gets a monomorphic event loop.
 #[macro_export]
 macro_rules! with_algo {
