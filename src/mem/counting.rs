@@ -131,7 +131,7 @@ impl CountingMemory {
     }
 
     /// A counting memory whose every access is a scheduling point of `gate`.
-    pub fn gated(gate: Arc<Gate>) -> Self {
+    pub(crate) fn gated(gate: Arc<Gate>) -> Self {
         let (n, model) = (gate.processes(), gate.model());
         let mem = Self::build(model, n, Some(gate.clone()), WaitPolicy::Spin, None);
         gate.attach(mem.sh.procs.clone());
@@ -237,7 +237,7 @@ impl CountingMemory {
     }
 
     /// Process `p` enters section `sec` of its passage.
-    pub fn set_section(&self, p: usize, sec: Section) {
+    pub(crate) fn set_section(&self, p: usize, sec: Section) {
         self.sh.procs[p].set_section(sec);
     }
 

@@ -21,7 +21,7 @@ pub(crate) mod wide;
 pub(crate) use counting::Section;
 pub use counting::{CountingMemory, Model};
 pub use native::{Aborted, NativeMemory, WaitPolicy};
-pub use schedule::Script;
+pub use schedule::{Expand, Goal, Script};
 pub use scheduled::ScheduledMemory;
 pub use wide::WideRegister;
 

@@ -214,6 +214,17 @@ impl Schedule for Greedy {
 }
 
 /// One goal of a scripted schedule.
+///
+/// # Examples
+///
+/// A lock's worst case for two processes, as a script: process 0 runs until its pending access
+/// is a write, process 1 then runs until it waits, and process 0 finishes.
+///
+/// ```
+/// use lockbench::mem::{Goal, Script};
+/// let script = Script::new([Goal::BeforeWrite(0), Goal::UntilParked(1), Goal::UntilDone(0)]);
+/// # let _ = script;
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Goal {
     /// Run process q until it has made one write (or read-modify-write).
@@ -232,6 +243,16 @@ pub enum Goal {
 }
 
 /// Expands a [`Goal::Race`] into the goals for (first, second).
+///
+/// # Examples
+///
+/// ```
+/// use lockbench::mem::{Expand, Goal, Script};
+/// // Whoever of the two did not block on the other's step runs to its end.
+/// let expand: Expand = Box::new(|first, _second| vec![Goal::UntilDone(first)]);
+/// let script = Script::new([Goal::Race(0, 1)]).with_expand(expand);
+/// # let _ = script;
+/// ```
 pub type Expand = Box<dyn Fn(usize, usize) -> Vec<Goal> + Send>;
 
 /// A scripted schedule: goals in order, then round-robin to let every process finish.
