@@ -49,10 +49,6 @@ mod shutdown;
 pub(crate) mod wire;
 
 #[cfg(feature = "mpi")]
-pub(crate) use config::{configs, processes, MpiConfig};
-#[cfg(feature = "mpi")]
-pub(crate) use result::MpiResult;
+pub(crate) use config::{configs, processes};
 #[cfg(feature = "mpi")]
 pub use runtime::mp_run;
-#[cfg(feature = "mpi")]
-pub(crate) use wire::{decode, encode, kind_tag, FIRST_KIND_TAG, HEADER};
