@@ -41,6 +41,42 @@ fn by_lock<'a>(runs: &'a Value, lock: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no result for {lock}"))
 }
 
+/// An executable shell script `name` in the scratch directory.
+fn executable(name: &str, text: &str) -> PathBuf {
+    let script = scratch().join(name);
+    std::fs::write(&script, text).unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    script
+}
+
+/// `program` under `locks`, one round each: it exits 0, and under every lock it was safe and
+/// measured something (`what` names the program in a failure).
+fn runs_safely_under(locks: &str, program: &[&str], what: &str) {
+    let (code, out, err) = app(
+        &[
+            "--lock",
+            locks,
+            "--repeat",
+            "1",
+            "--format",
+            "json",
+            "--timeout",
+            "120s",
+        ],
+        program,
+    );
+    assert_eq!(code, Some(0), "{what}: {err}");
+    let runs: Value = serde_json::from_str(&out).unwrap();
+    for r in runs.as_array().unwrap() {
+        assert_eq!(r["safety_violations"], 0, "{what}: {}", r["lock"]);
+        assert!(
+            !r["nothing_measured"].as_bool().unwrap(),
+            "{what}: {}: {err}",
+            r["lock"]
+        );
+    }
+}
+
 #[test]
 fn a_program_runs_under_each_lock_with_ratios_to_pthread() {
     let Some(prog) = locks_program() else { return };
@@ -119,9 +155,10 @@ fn results_are_saved_for_report_and_compare() {
 #[test]
 fn a_failure_under_one_lock_is_that_locks_alone() {
     // A script that fails under mcs only: the others' results are kept.
-    let script = scratch().join("fails-under-mcs.sh");
-    std::fs::write(&script, "#!/bin/sh\ntest \"$LOCKBENCH_LOCK\" != mcs\n").unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let script = executable(
+        "fails-under-mcs.sh",
+        "#!/bin/sh\ntest \"$LOCKBENCH_LOCK\" != mcs\n",
+    );
     let (code, out, err) = app(
         &["--lock", "ticket,mcs", "--repeat", "2", "--format", "json"],
         &[script.to_str().unwrap()],
@@ -250,25 +287,7 @@ fn sysbench_mutex_and_threads_run_on_every_mutual_exclusion_lock() {
     ] {
         let mut program = vec![sysbench.as_str()];
         program.extend(test.iter().copied());
-        let (code, out, err) = app(
-            &[
-                "--lock",
-                &locks,
-                "--repeat",
-                "1",
-                "--format",
-                "json",
-                "--timeout",
-                "120s",
-            ],
-            &program,
-        );
-        assert_eq!(code, Some(0), "sysbench {}: {err}", test[0]);
-        let runs: Value = serde_json::from_str(&out).unwrap();
-        for r in runs.as_array().unwrap() {
-            assert_eq!(r["safety_violations"], 0, "{}", r["lock"]);
-            assert!(!r["nothing_measured"].as_bool().unwrap(), "{}", r["lock"]);
-        }
+        runs_safely_under(&locks, &program, &format!("sysbench {}", test[0]));
     }
 }
 
@@ -285,41 +304,18 @@ fn pigz_output_decompresses_to_its_input_on_every_mutual_exclusion_lock() {
         .map(|i| format!("{} {}\n", i % 977, i.wrapping_mul(2_654_435_761) % 10_007))
         .collect();
     std::fs::write(&input, text).unwrap();
-    let script = dir.join("roundtrip.sh");
-    std::fs::write(
-        &script,
-        format!(
+    let script = executable(
+        "pigz-roundtrip.sh",
+        &format!(
             "#!/bin/sh\nset -e\n{pigz} -p 2 -b 128 -c {i} > {i}.$$.gz\n{pigz} -d -c {i}.$$.gz | cmp - {i}\nrm {i}.$$.gz\n",
             i = input.display()
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let locks = mutex_locks().join(",");
-    let (code, out, err) = app(
-        &[
-            "--lock",
-            &locks,
-            "--repeat",
-            "1",
-            "--format",
-            "json",
-            "--timeout",
-            "120s",
-        ],
-        &[script.to_str().unwrap()],
     );
-    assert_eq!(code, Some(0), "{err}");
-    let runs: Value = serde_json::from_str(&out).unwrap();
-    for r in runs.as_array().unwrap() {
-        assert_eq!(r["safety_violations"], 0, "{}", r["lock"]);
-        assert!(
-            !r["nothing_measured"].as_bool().unwrap(),
-            "{}: {}",
-            r["lock"],
-            err
-        );
-    }
+    runs_safely_under(
+        &mutex_locks().join(","),
+        &[script.to_str().unwrap()],
+        "pigz",
+    );
 }
 
 #[test]
@@ -329,43 +325,21 @@ fn memcached_serves_memcslap_over_loopback_on_every_mutual_exclusion_lock() {
     };
     // A port of its own per test process; memcached listens on loopback only.
     let port = 20000 + std::process::id() % 20000;
-    let script = scratch().join("memcached.sh");
-    std::fs::write(
-        &script,
-        format!(
+    let script = executable(
+        "memcached.sh",
+        &format!(
             "#!/bin/sh\n{memcached} -u root -l 127.0.0.1 -p {port} -U 0 -t 2 -m 64 &\npid=$!\n\
              for i in 1 2 3 4 5 6 7 8 9 10; do env -u LD_PRELOAD {slap} --servers=127.0.0.1:{port} --concurrency=2 \
              --execute-number=200 >/dev/null 2>&1 && break; sleep 0.2; done\n\
              env -u LD_PRELOAD {slap} --servers=127.0.0.1:{port} --concurrency=4 --execute-number=2000; rc=$?\n\
              kill $pid; wait $pid\nexit $rc\n"
         ),
-    )
-    .unwrap();
-    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let locks = mutex_locks().join(",");
-    let (code, out, err) = app(
-        &[
-            "--lock",
-            &locks,
-            "--repeat",
-            "1",
-            "--format",
-            "json",
-            "--timeout",
-            "120s",
-        ],
-        &[script.to_str().unwrap()],
     );
-    assert_eq!(code, Some(0), "{err}");
-    let runs: Value = serde_json::from_str(&out).unwrap();
-    for r in runs.as_array().unwrap() {
-        assert_eq!(r["safety_violations"], 0, "{}", r["lock"]);
-        assert!(
-            !r["nothing_measured"].as_bool().unwrap(),
-            "{}: {err}",
-            r["lock"]
-        );
-    }
+    runs_safely_under(
+        &mutex_locks().join(","),
+        &[script.to_str().unwrap()],
+        "memcached",
+    );
 }
 
 #[test]
@@ -399,17 +373,8 @@ fn rocksdb_db_bench_fills_and_reads_on_a_few_locks() {
     };
     let db = scratch().join("rocksdb");
     let db_arg = format!("--db={}", db.display());
-    let (code, out, err) = app(
-        &[
-            "--lock",
-            "ticket,mcs,b-bakery",
-            "--repeat",
-            "1",
-            "--format",
-            "json",
-            "--timeout",
-            "120s",
-        ],
+    runs_safely_under(
+        "ticket,mcs,b-bakery",
         &[
             &db_bench,
             "--benchmarks=fillrandom,readrandom",
@@ -417,15 +382,6 @@ fn rocksdb_db_bench_fills_and_reads_on_a_few_locks() {
             "--threads=2",
             &db_arg,
         ],
+        "db_bench",
     );
-    assert_eq!(code, Some(0), "{err}");
-    let runs: Value = serde_json::from_str(&out).unwrap();
-    for r in runs.as_array().unwrap() {
-        assert_eq!(r["safety_violations"], 0, "{}", r["lock"]);
-        assert!(
-            !r["nothing_measured"].as_bool().unwrap(),
-            "{}: {err}",
-            r["lock"]
-        );
-    }
 }
