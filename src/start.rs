@@ -12,7 +12,7 @@ use crate::registry::{install, Registry};
 
 /// One line on stderr; a stderr that cannot take it is not a reason to panic.
 fn say(line: &str) {
-    let _ = writeln!(std::io::stderr(), "{}", one_line(line));
+    let _ = writeln!(crate::opts::io::stderr(), "{}", one_line(line));
 }
 
 /// A failed print (`println!` onto a full disk, a closed stream) panics in the standard
@@ -133,6 +133,11 @@ pub fn main_with(registry: Registry) -> ! {
         say(&format!(
             "error: cannot write to stdout: {e}; results already saved are kept"
         ));
+        std::process::exit(EXIT_WRITE);
+    }
+    // A stderr that failed along the way (its warnings lost) is said by the exit code of a
+    // command that otherwise succeeded; what it measured is saved.
+    if code == 0 && crate::opts::io::stderr_failed() {
         std::process::exit(EXIT_WRITE);
     }
     std::process::exit(code);

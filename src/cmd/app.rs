@@ -84,7 +84,7 @@ pub fn exec(args: &Args) -> Result<i32> {
     };
     let (configs, pthread) = app::prepare(&opts)?;
     app::warm_up(&opts, &pthread)?;
-    eprintln!(
+    crate::opts::io::errln!(
         "lockbench app: {} configurations × {} rounds (shuffled each round), figure: {}",
         configs.len(),
         opts.repeat,
@@ -96,7 +96,7 @@ pub fn exec(args: &Args) -> Result<i32> {
     );
     let m = app::measure(&opts, configs, pthread, |round, name, o| {
         if o.status != Status::Ok {
-            eprintln!("  round {round}: {name}: {}", o.status.describe());
+            crate::opts::io::errln!("  round {round}: {name}: {}", o.status.describe());
         }
     })?;
     let results = app::summary::results(&m.configs, &m.program, &opts);
@@ -104,7 +104,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         Format::Table => print!("{}", render(&m)),
         f => print!("{}", f.exporter().export(&results)),
     }
-    eprintln!("results saved in {}", crate::opts::io::shown(&m.dir));
+    crate::opts::io::errln!("results saved in {}", crate::opts::io::shown(&m.dir));
     Ok(exit_code(&m))
 }
 

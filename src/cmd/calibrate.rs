@@ -70,6 +70,6 @@ pub fn exec(args: &Args) -> Result<i32> {
         Format::Json => println!("{}", serde_json::to_string_pretty(&cal)?),
         _ => print!("{}", calibrate::table(&cal)),
     }
-    eprintln!("calibration saved to {}", crate::opts::io::shown(&out));
+    crate::opts::io::errln!("calibration saved to {}", crate::opts::io::shown(&out));
     Ok(0)
 }

@@ -80,10 +80,10 @@ pub fn exec(args: &Args) -> Result<i32> {
     if let Some(dir) = &args.plots {
         let md = compare::render(Format::Md, sides, fail_above, &points, only, &warnings)?;
         let path = compare_doc::write(dir, &md, &a, &b, &points)?;
-        eprintln!("compare: {}", crate::opts::io::shown(&path));
+        crate::opts::io::errln!("compare: {}", crate::opts::io::shown(&path));
     }
     if let Some(line) = compare::regressions(&points, fail_above) {
-        eprintln!("error: {line}");
+        crate::opts::io::errln!("error: {line}");
         return Ok(1);
     }
     Ok(0)

@@ -171,7 +171,7 @@ pub fn exec(args: &Args) -> Result<i32> {
             render(&points, &busy, format, rounds, duration, sampling, &store)?
         );
     }
-    eprintln!(
+    crate::opts::io::errln!(
         "interrupted: {measured} of {} points saved in {}",
         entries.len() * threads.len(),
         if measured > 0 {
@@ -222,9 +222,11 @@ fn boundary(
     let mut points: Vec<BoundaryPoint> = Vec::new();
     for (plugin, compiled) in pairs {
         let point = measure_boundary(compiled, plugin, placement, window, rounds)?;
-        eprintln!(
+        crate::opts::io::errln!(
             "{} against {}: {:+.2} ns per passage",
-            point.plugin, point.compiled, point.boundary_ns_per_passage.median
+            point.plugin,
+            point.compiled,
+            point.boundary_ns_per_passage.median
         );
         points.push(point);
         store.save_json("boundary.json", &points)?;

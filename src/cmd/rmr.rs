@@ -122,7 +122,7 @@ pub fn exec(args: &Args) -> Result<i32> {
                 reports.push(r);
             }
             Err(msg) => {
-                eprintln!("error: {msg}");
+                crate::opts::io::errln!("error: {msg}");
                 failed = true;
             }
         }

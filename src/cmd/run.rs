@@ -44,7 +44,7 @@ fn save_baseline(args: &Args, opts: &RunArgs, dir: Option<&std::path::Path>) -> 
         return Ok(());
     };
     let dest = baselines::save(dir, &opts.out(), name)?;
-    eprintln!(
+    crate::opts::io::errln!(
         "baseline {name} saved in {} (compare with: lockbench compare {name} DIR)",
         crate::opts::io::shown(&dest)
     );

@@ -76,7 +76,7 @@ pub fn exec(args: &Args) -> Result<i32> {
                 .into());
             }
             if text.parse::<toml::Table>().is_ok_and(|t| t.is_empty()) {
-                eprintln!(
+                crate::opts::io::errln!(
                     "warning: {} sets nothing: the sweep is one point of `run`'s defaults (every lock, every thread count); name what to vary (see bench-configs/quick.toml)",
                     crate::opts::io::shown(p)
                 );

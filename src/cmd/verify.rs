@@ -156,7 +156,7 @@ pub fn exec(args: &Args) -> Result<i32> {
         .into());
     }
     if entry.info.problem == Problem::KExclusion && opts.k >= opts.threads {
-        eprintln!(
+        crate::opts::io::errln!(
             "warning: k = {} ≥ {} processes: k-exclusion can never be violated, so the safety check is vacuous",
             opts.k, opts.threads
         );

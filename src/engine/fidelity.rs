@@ -111,7 +111,7 @@ pub fn measure_all(
     store: &Store,
 ) -> Result<(Vec<FidelityPoint>, Vec<Option<String>>)> {
     let (placement, sampling) = (f.placement, f.sampling);
-    let err = &mut std::io::stderr();
+    let err = &mut crate::opts::io::stderr();
     let mut points = Vec::new();
     let mut loads: Vec<PointLoad> = Vec::new();
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());

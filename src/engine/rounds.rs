@@ -140,7 +140,7 @@ pub fn run_with(
     };
     crate::runner::catch_interrupts();
 
-    let err = &mut std::io::stderr();
+    let err = &mut crate::opts::io::stderr();
     for w in &plan.warnings {
         let _ = writeln!(err, "warning: {w}");
     }
@@ -566,7 +566,7 @@ fn warn_busy(results: &[RunResult]) {
         .filter_map(|r| r.host.load.clone().filter(|l| l.busy))
         .collect();
     if let Some(worst) = Load::worst(&loads) {
-        eprintln!(
+        crate::opts::io::errln!(
             "warning: {} of {} results were measured on a busy host (worst: {}): their figures carry the busy-host flag",
             loads.len(),
             results.len(),

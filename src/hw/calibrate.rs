@@ -521,7 +521,7 @@ pub fn calibrate(cpus: Option<&str>, lines: usize, rounds: usize) -> Result<Cali
     let topo = Topology::detect().context("reading the CPU topology")?;
     let cpus = choose_cpus(cpus, &topo)?;
     let pairs = cpus.len() * (cpus.len() - 1);
-    eprintln!(
+    crate::opts::io::errln!(
         "lockbench calibrate: {} CPUs, {pairs} ordered pairs, {lines} lines × {rounds} rounds per operation",
         cpus.len(),
     );

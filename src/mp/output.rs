@@ -10,7 +10,7 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
     let mut code = 0;
     for r in results {
         if r.safety_violations > 0 {
-            eprintln!(
+            crate::opts::io::errln!(
                 "error: {} seed {}: {} safety violations, first: {}",
                 r.algo,
                 r.seed,
@@ -20,7 +20,7 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
             code = 1;
         }
         if let Some(l) = &r.liveness_failure {
-            eprintln!("error: {} seed {}: liveness: {l}", r.algo, r.seed);
+            crate::opts::io::errln!("error: {} seed {}: liveness: {l}", r.algo, r.seed);
             code = 1;
         }
         // Sessions observed from the entries (never the algorithm's own count) where the
@@ -28,7 +28,7 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
         let passed = r.sessions_passed_max.or(r.starvation_sessions_max);
         if let (Some(w), Some(b)) = (passed, r.starvation_bound) {
             if w > b {
-                eprintln!(
+                crate::opts::io::errln!(
                     "error: {} seed {}: a request was passed over by {w} sessions > bound {b}: {}",
                     r.algo,
                     r.seed,
@@ -38,7 +38,7 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
             }
         }
         if let Some(b) = r.unnecessary_blocking.filter(|&b| b > 0) {
-            eprintln!(
+            crate::opts::io::errln!(
                 "error: {} seed {}: a request blocked unnecessarily after {b} events (seed 003 §5.1), first: {}",
                 r.algo,
                 r.seed,
@@ -52,7 +52,7 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
             .map(|x| &x.two_hop)
             .filter(|t| t.failed())
         {
-            eprintln!(
+            crate::opts::io::errln!(
                 "error: {} seed {}: {} requests waited more than two message hops and {} were never served in a two-hop scenario (seed 003 §5.1), first: {}",
                 r.algo,
                 r.seed,
@@ -63,7 +63,7 @@ pub fn exit_code(results: &[MpResult]) -> i32 {
             code = 1;
         }
         for line in r.recovery.iter().flat_map(|rec| rec.failures()) {
-            eprintln!("error: {} seed {}: {line}", r.algo, r.seed);
+            crate::opts::io::errln!("error: {} seed {}: {line}", r.algo, r.seed);
             code = 1;
         }
     }

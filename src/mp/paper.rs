@@ -147,7 +147,7 @@ impl Suite {
         let text = match (read, bundled(path)) {
             (Ok(text), _) => text,
             (Err(e), Some(text)) if e.kind() == std::io::ErrorKind::NotFound => {
-                eprintln!(
+                crate::opts::io::errln!(
                     "note: {} is not here: using the copy built into lockbench",
                     crate::opts::io::shown(path)
                 );
@@ -507,7 +507,7 @@ pub fn run(
         if format == Format::Table {
             print!("{text}");
         } else {
-            eprint!("{text}");
+            crate::opts::io::errout!("{text}");
         }
         all.extend(p.results);
         Ok(())

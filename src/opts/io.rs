@@ -70,6 +70,64 @@ pub fn stdout_failed(source: io::Error) -> anyhow::Error {
     .into()
 }
 
+/// Set once a write to stderr has failed (a full disk, a closed stream): the command goes on
+/// (what it measured is saved), and its exit code says the stream failed ([`EXIT_WRITE`]).
+static STDERR_FAILED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// stderr, through which every warning, note and progress line is written: a failed write
+/// is not a reason to stop measuring, but it is remembered ([`stderr_failed`]).
+pub(crate) struct Stderr;
+
+/// The process's stderr, remembering a failed write.
+pub(crate) fn stderr() -> Stderr {
+    Stderr
+}
+
+/// Whether a write to stderr has failed in this process.
+pub(crate) fn stderr_failed() -> bool {
+    STDERR_FAILED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Stderr {
+    fn seen<T>(r: io::Result<T>) -> io::Result<T> {
+        if r.is_err() {
+            STDERR_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        r
+    }
+}
+
+impl io::Write for Stderr {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        Self::seen(io::stderr().write(buf))
+    }
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        Self::seen(io::stderr().write_all(buf))
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Self::seen(io::stderr().flush())
+    }
+}
+
+/// `eprintln!` through [`stderr`]: a failed write is remembered for the exit code, never a
+/// panic that would stop a command half way.
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!($crate::opts::io::stderr(), $($t)*);
+    }};
+}
+pub(crate) use errln;
+
+/// `eprint!` through [`stderr`], as [`errln`].
+macro_rules! errout {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!($crate::opts::io::stderr(), $($t)*);
+    }};
+}
+pub(crate) use errout;
+
 /// `path` on one line: as [`Path::display`] shows it, with control characters escaped
 /// (`\n`, `\t`, `\u{1b}`), so a message naming it stays one line.
 pub fn shown(path: &Path) -> String {

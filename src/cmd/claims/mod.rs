@@ -112,7 +112,7 @@ fn ledger(specs: &[Spec], jobs: usize, quiet: bool) -> Result<Vec<Row>> {
     };
     let progress = |done: usize, total: usize, c: &[String]| {
         if !quiet {
-            let mut e = std::io::stderr().lock();
+            let mut e = crate::opts::io::stderr();
             let _ = write!(
                 e,
                 "\r\x1b[2K[{done}/{total}] {}",
@@ -242,7 +242,7 @@ pub fn exec(args: &Args) -> Result<i32> {
             .collect();
         let lost = ledger::regressions(&before, &rows);
         if !lost.is_empty() {
-            eprintln!(
+            crate::opts::io::errln!(
                 "{} claim(s) held in {} and do not now:",
                 lost.len(),
                 args.baseline
@@ -250,13 +250,13 @@ pub fn exec(args: &Args) -> Result<i32> {
                     .map_or(String::new(), |p| p.display().to_string())
             );
             for l in &lost {
-                eprintln!("  {l}");
+                crate::opts::io::errln!("  {l}");
             }
             return Ok(1);
         }
     }
     if not_run > 0 {
-        eprintln!(
+        crate::opts::io::errln!(
             "{not_run} check(s) could not run, so their claims have no verdict: rerun the `$` command of each `not run` row to see why"
         );
         return Ok(1);

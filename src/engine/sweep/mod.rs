@@ -225,7 +225,7 @@ fn rebuild(dir: &Path, journal: &journal::Journal) -> Result<()> {
 
 /// Measures every point not done yet, saving each as it finishes; returns the exit code.
 fn measure(dir: &Path, sweep: &Sweep, plans: &[PointPlan], limits: &Limits) -> Result<i32> {
-    let err = &mut std::io::stderr();
+    let err = &mut crate::opts::io::stderr();
     let ids: std::collections::BTreeSet<String> = sweep.points.iter().map(Point::id).collect();
     let mut journal = journal::read(dir, &ids)?;
     for why in &journal.dropped {
@@ -376,7 +376,7 @@ fn report_failures(
     };
     for r in results.iter().filter(|r| flag(r)) {
         bar.suspend(|| {
-            eprintln!(
+            crate::opts::io::errln!(
                 "error: {} ({} threads, {}) at point {id}: {} safety violations, {} register-bound failures{}",
                 r.lock,
                 r.threads,
@@ -389,7 +389,7 @@ fn report_failures(
     }
     if code != 0 && !results.iter().any(flag) {
         bar.suspend(|| {
-            eprintln!(
+            crate::opts::io::errln!(
                 "error: point {id}: a run failed and is missing from the results; `lockbench run --config {} {}` shows why",
                 crate::opts::io::shown(&dir.join("run-config.toml")),
                 p.cli_flags()

@@ -196,7 +196,7 @@ impl<M: Message> Core<M> {
 
     pub(super) fn violation(&mut self, what: String) {
         if self.trace {
-            eprintln!("{:.3} VIOLATION {what}", self.now);
+            crate::opts::io::errln!("{:.3} VIOLATION {what}", self.now);
         }
         self.safety.record(format!("t={:.3}: {what}", self.now));
     }
@@ -243,9 +243,10 @@ impl<M: Message> Core<M> {
             } else {
                 0
             };
-            eprintln!(
+            crate::opts::io::errln!(
                 "{:.3} p{p} ENTERS {:?} after {h} hops",
-                self.now, self.phase[p]
+                self.now,
+                self.phase[p]
             );
         }
         let Phase::Waiting(since, g) = self.phase[p] else {
@@ -286,7 +287,7 @@ impl<M: Message> Core<M> {
 
     pub(super) fn exited(&mut self, p: Pid) {
         if self.trace {
-            eprintln!("{:.3} p{p} EXITS", self.now);
+            crate::opts::io::errln!("{:.3} p{p} EXITS", self.now);
         }
         let g = match self.phase[p] {
             Phase::Inside(g) | Phase::Leaving(_, g) => g,

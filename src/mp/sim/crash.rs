@@ -99,7 +99,7 @@ impl<M: Message> Core<M> {
     /// inside), and every operational process is told after a detection delay.
     pub(super) fn crash_now(&mut self, p: Pid) {
         if self.trace {
-            eprintln!("{:.3} p{p} CRASHES", self.now);
+            crate::opts::io::errln!("{:.3} p{p} CRASHES", self.now);
         }
         self.crash.down[p] = true;
         self.crash.count += 1;

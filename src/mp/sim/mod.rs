@@ -220,11 +220,11 @@ fn event_loop<A: Algorithm>(
 fn trace<M: std::fmt::Debug>(t: f64, kind: &Kind<M>) {
     match kind {
         Kind::Deliver { from, to, msg, .. } => {
-            eprintln!("{t:.3} p{to} <- p{from} {msg:?}")
+            crate::opts::io::errln!("{t:.3} p{to} <- p{from} {msg:?}")
         }
-        Kind::Timer { p, tag } => eprintln!("{t:.3} p{p} timer {tag}"),
-        Kind::Want { p } => eprintln!("{t:.3} p{p} wants"),
-        Kind::Leave { p } => eprintln!("{t:.3} p{p} leaves"),
+        Kind::Timer { p, tag } => crate::opts::io::errln!("{t:.3} p{p} timer {tag}"),
+        Kind::Want { p } => crate::opts::io::errln!("{t:.3} p{p} wants"),
+        Kind::Leave { p } => crate::opts::io::errln!("{t:.3} p{p} leaves"),
     }
 }
 
