@@ -120,6 +120,50 @@ fn a_sweep_takes_cpus_as_a_key_and_counts_cores_within_it() {
     assert!(seen > 0, "no results under {}", out.display());
 }
 
+#[test]
+fn sweep_takes_cpus_on_the_command_line_over_the_config_and_refuses_as_run_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("s.toml");
+    std::fs::write(
+        &config,
+        "# the file's own\nlock = [\"ticket\"]\nthreads = [\"cores\"]\ncpus = \"0\"\npin = \"compact\"\npassages = 50\nwarmup = \"0s\"\nrepeat = 1\n",
+    )
+    .unwrap();
+    let out = dir.path().join("sweep");
+    let (c, o) = (config.to_str().unwrap(), out.to_str().unwrap());
+    common::lockbench()
+        .args(["sweep", c, "--out", o, "--cpus", "1"])
+        .assert()
+        .success();
+    let results = common::results(&out);
+    assert!(!results.is_empty());
+    for r in &results {
+        assert_eq!(r["cpus"], "1", "--cpus wins over the file's cpus = \"0\"");
+        assert_eq!(r["threads"], 1);
+        assert_eq!(r["per_thread"][0]["cpu"], 1);
+    }
+    // The manifest keeps it, so a resume (nothing left to do here) runs where the start did.
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    let kept: toml::Table = m["config"].as_str().unwrap().parse().unwrap();
+    assert_eq!(kept["cpus"].as_str(), Some("1"));
+    for (list, says) in [
+        ("0-99999", "--cpus: CPU"),
+        ("3-1", "--cpus"),
+        ("", "--cpus"),
+    ] {
+        let fresh = dir.path().join(format!("refused-{}", list.len()));
+        let assert = common::lockbench()
+            .args(["sweep", c, "--out", fresh.to_str().unwrap(), "--cpus", list])
+            .assert()
+            .code(2);
+        let err = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+        assert!(err.contains(says), "{list:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(!fresh.exists(), "a refused sweep wrote {}", fresh.display());
+    }
+}
+
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).unwrap() {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use clap::Args as ClapArgs;
 
 use crate::engine::sweep::{self, Manifest, Start};
@@ -25,6 +25,10 @@ pub struct Args {
     /// Finish the sweep in DIR: skip the points done, refuse a config that changed.
     #[arg(long, value_name = "DIR", conflicts_with = "out")]
     pub resume: Option<PathBuf>,
+    /// Use only these CPUs at every point, e.g. 0-15,32-47 (as `run --cpus`; it takes the place
+    /// of the config's `cpus` key, and the manifest keeps it, so --resume runs the rest there).
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
 }
 
 /// `lockbench sweep`: returns the exit code (1 when a point had a safety violation, a stall
@@ -90,10 +94,61 @@ pub fn exec(args: &Args) -> Result<i32> {
             .into())
         }
     };
+    let text = match &args.cpus {
+        Some(list) => {
+            // Refused as `run --cpus` refuses it, and named as the user gave it.
+            let topo =
+                crate::runner::topology::Topology::detect().context("reading the CPU topology")?;
+            crate::engine::plan::restrict_to(&topo, list, "--cpus")?;
+            with_cpus(&text, list, &path)?
+        }
+        None => text,
+    };
     sweep::run(Start {
         dir,
         text,
         path,
         manifest,
     })
+}
+
+/// The sweep config `text` with its `cpus` key set to `list` (`--cpus` on the command line
+/// wins over the file, as for `run`): a line put first when the file sets none (its comments
+/// and layout kept), the table rewritten when it does.
+fn with_cpus(text: &str, list: &str, path: &std::path::Path) -> Result<String> {
+    let mut table: toml::Table = text.parse().map_err(|e| {
+        UsageError(format!(
+            "{} is not valid TOML ({e}): fix it, then give --cpus again",
+            crate::opts::io::shown(path)
+        ))
+    })?;
+    if !table.contains_key("cpus") {
+        let line = toml::to_string(&toml::Table::from_iter([(
+            "cpus".to_string(),
+            toml::Value::String(list.to_string()),
+        )]))?;
+        return Ok(format!("# --cpus on the command line\n{line}{text}"));
+    }
+    table.insert("cpus".into(), toml::Value::String(list.to_string()));
+    Ok(toml::to_string(&table)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_cpus;
+    use std::path::Path;
+
+    #[test]
+    fn cpus_given_sets_or_replaces_the_config_key() {
+        let p = Path::new("s.toml");
+        let added = with_cpus("# mine\nthreads = [1, 2]\n[base]\nk = 1\n", "0-3", p).unwrap();
+        let t: toml::Table = added.parse().unwrap();
+        assert_eq!(t["cpus"].as_str(), Some("0-3"));
+        assert!(added.contains("# mine"), "{added}");
+        assert_eq!(t["base"]["k"].as_integer(), Some(1));
+        let replaced = with_cpus("cpus = \"0-7\"\nthreads = 2\n", "4,5", p).unwrap();
+        let t: toml::Table = replaced.parse().unwrap();
+        assert_eq!(t["cpus"].as_str(), Some("4,5"));
+        assert_eq!(t["threads"].as_integer(), Some(2));
+    }
 }
