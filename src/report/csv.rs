@@ -9,6 +9,11 @@
 //! median round's count (the round the latency and fairness figures come from),
 //! `passages_total` every round's together. Each row names its host, the time it finished
 //! (`timestamp`, seconds since the Unix epoch) and the build that measured it.
+//!
+//! Placement: `pin`, `cpus` (the `--cpus` list; empty: every CPU), `mem_policy` and the pages
+//! it bound and found misplaced (empty without a policy), and each thread's place in four
+//! cells, `thread_cpus`, `thread_cores`, `thread_nodes` and `thread_sockets`: one entry per
+//! thread in thread order, `;`-separated, an entry empty where it is unknown (unpinned).
 
 use super::{Exporter, RunResult};
 
@@ -34,7 +39,8 @@ const HEADER: &str = "lock,problem,source,threads,sessions,k,mix,passages,throug
      throughput_vs_baseline_high,p50_ns,p90_ns,p99_ns,p999_ns,max_ns,mean_ns,fairness_jain,\
      inside_mean,inside_max,safety_checked,safety_violations,invariant_failures,stalled,\
      slots,nothing_measured,latency_samples,starved_threads,oracle,\
-     pin,smt,oversubscribed,wait_policy,cs_ns,think_ns,cs_lines,stop,warmup_ns,rounds,latency_sample,\
+     pin,cpus,mem_policy,mem_pages_bound,mem_pages_misplaced,\
+     thread_cpus,thread_cores,thread_nodes,thread_sockets,smt,oversubscribed,wait_policy,cs_ns,think_ns,cs_lines,stop,warmup_ns,rounds,latency_sample,\
      trace_passages,fcfs_violations,unconflicted_passages,unconflicted_wait_p50_ns,unconflicted_wait_max_ns,fife_violations,trace_truncated,\
      host_busy,quality,schema_version,passages_total,exit_p50_ns,exit_p99_ns,exit_max_ns,\
      hostname,cpu_model,kernel,timestamp,version,commit,dirty,rustc,profile";
@@ -122,6 +128,18 @@ fn row(r: &RunResult) -> Vec<String> {
             .join(";"),
         r.oracle.clone(),
         r.pin.clone(),
+        csv_field(r.cpus.as_deref().unwrap_or("")),
+        r.mem_policy.clone().unwrap_or_default(),
+        r.mem_pages
+            .as_ref()
+            .map_or(String::new(), |m| m.bound.to_string()),
+        r.mem_pages
+            .as_ref()
+            .map_or(String::new(), |m| m.misplaced.to_string()),
+        each_thread(r, |t| t.cpu),
+        each_thread(r, |t| t.core),
+        each_thread(r, |t| t.node),
+        each_thread(r, |t| t.socket),
         r.smt.to_string(),
         r.oversubscribed.to_string(),
         r.wait_policy.clone(),
@@ -180,6 +198,18 @@ fn row(r: &RunResult) -> Vec<String> {
         .collect();
     fields.push(csv_field(&others.join(";")));
     fields
+}
+
+/// One place figure of every thread, in thread order, `;`-separated (empty where unknown).
+fn each_thread(
+    r: &RunResult,
+    of: impl Fn(&super::result::ThreadResult) -> Option<usize>,
+) -> String {
+    r.per_thread
+        .iter()
+        .map(|t| of(t).map_or(String::new(), |v| v.to_string()))
+        .collect::<Vec<_>>()
+        .join(";")
 }
 
 /// A CSV cell: quoted when it holds a comma, a quote or a newline.
@@ -255,5 +285,49 @@ mod tests {
             assert!(h.split(',').any(|x| x == c), "{c} missing: {h}");
         }
         assert_eq!(Csv.export(&[bare]).lines().next().unwrap(), header());
+    }
+
+    /// The cell of `column` in the first row of `text` (no quoted cells before it).
+    fn cell(text: &str, column: &str) -> String {
+        let i = header().split(',').position(|c| c == column).unwrap();
+        text.lines()
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .nth(i)
+            .unwrap()
+            .to_string()
+    }
+
+    #[test]
+    fn placement_columns_hold_each_threads_place_and_the_policies() {
+        let placed: RunResult = serde_json::from_value(serde_json::json!({
+            "lock": "mcs", "repeat": 1, "pin": "scatter", "cpus": "0-15",
+            "mem_policy": "local", "mem_pages": {"bound": 3, "misplaced": 1, "mixed": 0},
+            "per_thread": [
+                {"thread": 0, "cpu": 0, "core": 0, "node": 0, "socket": 0, "passages": 5},
+                {"thread": 1, "cpu": 8, "core": 8, "node": 2, "socket": 1, "passages": 5},
+                {"thread": 2, "cpu": null, "core": null, "node": null, "socket": null}
+            ],
+        }))
+        .unwrap();
+        let text = Csv.export(&[placed]);
+        assert_eq!(cell(&text, "pin"), "scatter");
+        assert_eq!(cell(&text, "cpus"), "0-15");
+        assert_eq!(cell(&text, "thread_cpus"), "0;8;");
+        assert_eq!(cell(&text, "thread_cores"), "0;8;");
+        assert_eq!(cell(&text, "thread_nodes"), "0;2;");
+        assert_eq!(cell(&text, "thread_sockets"), "0;1;");
+        assert_eq!(cell(&text, "mem_policy"), "local");
+        assert_eq!(cell(&text, "mem_pages_bound"), "3");
+        assert_eq!(cell(&text, "mem_pages_misplaced"), "1");
+        let unplaced = Csv.export(&[RunResult {
+            lock: "a".into(),
+            repeat: 1,
+            ..RunResult::default()
+        }]);
+        for c in ["cpus", "mem_policy", "mem_pages_bound", "thread_nodes"] {
+            assert_eq!(cell(&unplaced, c), "", "{c}");
+        }
     }
 }
