@@ -12,6 +12,7 @@ pub(crate) mod cell;
 pub(crate) mod counting;
 pub(crate) mod gate;
 pub(crate) mod native;
+pub(crate) mod paged;
 pub(crate) mod placement;
 pub(crate) mod schedule;
 pub(crate) mod scheduled;

@@ -161,7 +161,13 @@ impl LockEntry {
         LockEntry {
             info,
             native: Arc::new(|p: &Params| -> Box<dyn Lock> { Box::new(A::new(p.native(), p)) }),
-            bench: Arc::new(|spec, kind| run_typed(spec, kind, |p| A::new(p.native(), p))),
+            // A run with a memory policy gives each register a page (its owner's node's).
+            bench: Arc::new(|spec, kind| match spec.mem {
+                Some(_) => run_typed(spec, kind, |p| {
+                    A::new(crate::mem::paged::PagedMemory(p.native()), p)
+                }),
+                None => run_typed(spec, kind, |p| A::new(p.native(), p)),
+            }),
             scheduled: Some(Arc::new(|p: &Params| -> Box<dyn Lock> {
                 Box::new(A::new(ScheduledMemory, p))
             })),

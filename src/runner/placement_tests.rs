@@ -161,6 +161,36 @@ fn registers_are_bound_where_the_policy_says_and_the_kernel_agrees() {
 }
 
 #[test]
+fn paged_registers_give_every_process_pages_of_its_own() {
+    use crate::mem::paged::{PagedMemory, REGISTER_PAGE};
+    use crate::mem::placement::{apply, node_of, record, MemPolicy};
+    use crate::mem::{Memory, Register};
+
+    let mem = PagedMemory::default();
+    let (regs, regions) = record(|| mem.per_process(10, 3));
+    assert_eq!(regions[0].stride, REGISTER_PAGE);
+    // Owners on alternating nodes (here the odd ones' node is not there, so their binds fail),
+    // and still no page holds two owners' registers: one page each, none mixed.
+    let placed = apply(
+        MemPolicy::Local,
+        &regions,
+        (0, 0),
+        &|p| Some(p % 2),
+        &[0, 1],
+    );
+    assert_eq!(placed.mixed, 0, "{placed:?}");
+    assert_eq!(placed.pages, 10, "{placed:?}");
+    // On this machine's node 0: every page of every process there, the values kept.
+    let placed = apply(MemPolicy::Local, &regions, (0, 0), &|_| Some(0), &[0]);
+    assert_eq!((placed.pages, placed.mixed, placed.misplaced), (10, 0, 0));
+    assert_eq!(placed.error, None);
+    for r in regs.iter() {
+        assert_eq!(node_of(r as *const _ as *const u8).unwrap(), 0);
+        assert_eq!(r.read(0), 3);
+    }
+}
+
+#[test]
 fn without_numa_nodes_packages_stand_in() {
     // Two packages of two cores each, no NUMA information.
     let mut t = Topology::flat(&[0, 1, 2, 3]);
