@@ -63,24 +63,37 @@ for f in cpu/online node/online node/node*/cpulist cpu/cpu*/topology/physical_pa
   mkdir -p "\$out/sysfs/\$(dirname \$f)"; cat "\$f" >"\$out/sysfs/\$f"
 done
 cd /
-# A step that hangs is ended (its log still comes out) rather than holding up the rest.
+# A step that hangs is ended (its log still comes out) rather than holding up the rest, and
+# where each of its threads was is kept beside its log (NAME.stuck: kernel stack, wchan, state).
+# bounded NAME STDOUT SECONDS COMMAND...: stderr goes to NAME.log.
+bounded() {
+  name=\$1 stdout=\$2 limit=\$3; shift 3
+  "\$@" >\$stdout 2>\$out/\$name.log &
+  pid=\$!; waited=0
+  while kill -0 \$pid 2>/dev/null && [ \$waited -lt \$limit ]; do sleep 1; waited=\$((waited + 1)); done
+  if kill -0 \$pid 2>/dev/null; then
+    for t in /proc/\$pid/task/*; do
+      echo "== \$(cat \$t/comm) wchan \$(cat \$t/wchan) state \$(cut -d' ' -f3 \$t/stat)"; cat \$t/stack
+    done >\$out/\$name.stuck 2>&1
+    kill -9 \$pid; wait \$pid 2>/dev/null
+    echo "rig: \$name hung after \$limit s (threads' stacks in \$name.stuck)"
+  else
+    wait \$pid; rc=\$?
+    echo "rig: \$name exit \$rc in \$waited s"
+  fi
+}
 step=${RIG_STEP_TIMEOUT:-600}
 common="--passages 50 --repeat 1 --warmup 0s --wait yield --no-check --format json --out /tmp/runs"
 for pin in physical compact scatter; do
-  echo "rig: --pin \$pin"
-  timeout \$step lockbench run --lock std-mutex --baseline std-mutex --pin \$pin --threads 16 \$common >\$out/pin-\$pin.json 2>\$out/pin-\$pin.log \
-    || echo "rig: --pin \$pin exit \$?"
+  bounded pin-\$pin \$out/pin-\$pin.json \$step lockbench run --lock std-mutex --baseline std-mutex --pin \$pin --threads 16 \$common
 done
 for pol in local interleave node:3; do
-  echo "rig: --mem-policy \$pol"
-  timeout \$step lockbench run --lock lamport-bakery --baseline lamport-bakery --pin scatter --mem-policy \$pol \$common --threads 4 --stall-timeout 60s \
-    >\$out/mem-\${pol%%:*}.json 2>\$out/mem-\${pol%%:*}.log || echo "rig: --mem-policy \$pol exit \$?"
+  bounded mem-\${pol%%:*} \$out/mem-\${pol%%:*}.json \$step lockbench run --lock lamport-bakery --baseline lamport-bakery --pin scatter --mem-policy \$pol \$common --threads 4 --stall-timeout 60s
 done
 if [ $validate = 1 ]; then
   echo "rig: validate-server.sh --quick"
-  LOCKBENCH=/bin/lockbench VALIDATE_RUN_ARGS="--wait yield" VALIDATE_LOCKS="ticket,std-mutex,mcs,lamport-bakery" VALIDATE_CALIBRATE="--cpus 0,4,8,12" \
-    bash /scripts/validate-server.sh --quick \$out/validate >\$out/validate.log 2>&1
-  echo "rig: validate exit \$?"
+  export LOCKBENCH=/bin/lockbench VALIDATE_RUN_ARGS="--wait yield" VALIDATE_LOCKS="ticket,std-mutex,mcs,lamport-bakery" VALIDATE_CALIBRATE="--cpus 0,4,8,12"
+  bounded validate \$out/validate.out ${RIG_VALIDATE_TIMEOUT:-2400} bash /scripts/validate-server.sh --quick \$out/validate
 fi
 tar -C /tmp -cf - out | gzip | base64 >/dev/ttyS1
 echo "rig: done"
@@ -97,7 +110,7 @@ for n in 0 1 2 3; do
 done
 echo "numa-rig.sh: booting $(basename "$kernel") with 16 vCPUs, 2 sockets, 4 nodes ($accel); console in $work/console.log" >&2
 start=$(date +%s)
-timeout 3000 qemu-system-x86_64 -accel $accel -cpu max -m 2048 -smp 16,sockets=2,cores=8,threads=1 "${numa[@]}" \
+timeout 3600 qemu-system-x86_64 -accel $accel -cpu max -m 2048 -smp 16,sockets=2,cores=8,threads=1 "${numa[@]}" \
   -kernel "$kernel" -initrd "$work/initrd.gz" -append "console=ttyS0 panic=-1 quiet" \
   -display none -monitor none -no-reboot \
   -serial "file:$work/console.log" -serial "file:$work/data.b64"

@@ -89,6 +89,16 @@ fn each_memory_policy_puts_the_pages_on_its_nodes() {
             assert!(pages["error"].is_null(), "{policy}: {pages}");
             assert!(pages["bound"].as_u64().unwrap() > 0, "{policy}: {pages}");
             assert_eq!(pages["misplaced"], 0, "{policy}: {pages}");
+            // A page per register: no page holds registers of processes on two nodes, so
+            // under local every process's pages are on its own node.
+            assert_eq!(pages["mixed"], 0, "{policy}: {pages}");
+            let nodes: std::collections::BTreeSet<u64> = r["per_thread"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|t| t["node"].as_u64())
+                .collect();
+            assert_eq!(nodes.len(), 4, "{policy}: one scattered thread per node");
         }
     }
 }
@@ -97,10 +107,16 @@ fn each_memory_policy_puts_the_pages_on_its_nodes() {
 fn the_quick_validation_completed_inside_the_guest() {
     let Some(out) = rig_out() else { return };
     let dir = out.join("validate");
-    if !dir.join("validate.args").exists() {
+    if !out.join("validate.log").exists() {
         eprintln!("skipped: the rig ran with --no-validate");
         return;
     }
+    // It ran: it must have finished (validate.args is its last write before the report).
+    assert!(
+        dir.join("validate.args").exists(),
+        "validate-server.sh --quick did not finish inside the guest: {}",
+        std::fs::read_to_string(out.join("validate.log")).unwrap_or_default()
+    );
     for pin in ["compact", "scatter"] {
         let runs = read(&dir.join(format!("{pin}.json")));
         assert!(!runs.is_empty());
