@@ -48,3 +48,30 @@ fn zehavis_k_plus_one_turns_the_quick_rows() {
 fn glbs_dropped_choosing_wait_turns_the_quick_rows() {
     turns("000", "glb/no-choosing-wait");
 }
+
+/// Every id of the rows `mutant` turns in the quick ledger of `paper`.
+fn turned(paper: &str, mutant: &str) -> Vec<String> {
+    mutated(paper, mutant)
+        .into_iter()
+        .filter(|(_, v)| v != "holds")
+        .map(|(id, _)| id)
+        .collect()
+}
+
+#[test]
+fn lkcs_with_one_grant_past_k_turns_the_row_where_k_binds_and_not_the_ring_of_1_3() {
+    // On a ring with (1, 3), k_i = |N_i| + 1: a grantor giving k_i + 1 MUTEX grants breaks
+    // nothing there, so only the row whose topologies make k_i bind can catch it.
+    let t = turned("004", "lkcs/k-plus-one");
+    assert!(t.contains(&"004/lemma4-bind".to_string()), "{t:?}");
+    assert!(!t.contains(&"004/thm3".to_string()), "{t:?}");
+}
+
+#[test]
+fn lkcs_and_lmutin_with_one_grant_past_l_turn_their_rows() {
+    let t = turned("004", "lkcs/l-minus-one");
+    assert!(t.contains(&"004/lemma4-bind".to_string()), "{t:?}");
+    assert!(t.contains(&"004/thm3".to_string()), "{t:?}");
+    let t = turned("004", "lmutin/l-minus-one");
+    assert!(t.contains(&"004/thm1".to_string()), "{t:?}");
+}

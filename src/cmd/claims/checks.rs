@@ -91,6 +91,12 @@ pub fn script(lock: &str, property: &str) -> Option<Vec<String>> {
     })
 }
 
+/// Whether command `c` runs a mutant (`verify --mutant`, `sim --lkcs-rules mutant-*`).
+pub fn runs_mutant(c: &[String]) -> bool {
+    c.iter()
+        .any(|a| a == "--mutant" || a.starts_with("mutant-"))
+}
+
 /// Splits a command written with single spaces into its arguments.
 pub fn args(s: &str) -> Vec<String> {
     s.split_whitespace().map(String::from).collect()

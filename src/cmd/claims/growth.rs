@@ -113,6 +113,11 @@ pub fn judge(v: &Value, expected: &str) -> Result<Judged, String> {
 
 /// The row of "O(N) shared space": registers allocated per N, fitted.
 pub fn space(v: &Value) -> Result<Judged, String> {
+    space_grows(v, "linear")
+}
+
+/// The row of a space claim: registers allocated per N, fitted, of class `expected`.
+pub fn space_grows(v: &Value, expected: &str) -> Result<Judged, String> {
     let pts: Vec<(usize, u64)> = points(v)
         .iter()
         .filter_map(|p| p.registers.map(|r| (p.n, r)))
@@ -129,14 +134,38 @@ pub fn space(v: &Value) -> Result<Judged, String> {
     Ok(Judged::check(
         format!("registers {}; {}", describe(&pts), at.join(", ")),
         "registers allocated by the lock on the counting memory".into(),
-        got == "linear",
-        || format!("registers grow {got}"),
+        got == expected,
+        || format!("registers grow {got}, the paper says {expected}"),
     ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn space_that_grows_faster_than_claimed_differs() {
+        let v = serde_json::json!([
+            {"threads": 2, "registers": 8},
+            {"threads": 4, "registers": 64},
+            {"threads": 8, "registers": 512}
+        ]);
+        let j = space_grows(&v, "quadratic").unwrap();
+        assert!(
+            matches!(&j.verdict, Verdict::Differs(w) if w.contains("the paper says quadratic")),
+            "{:?}",
+            j.verdict
+        );
+        let v = serde_json::json!([
+            {"threads": 2, "registers": 13},
+            {"threads": 4, "registers": 41},
+            {"threads": 8, "registers": 145}
+        ]);
+        assert_eq!(
+            space_grows(&v, "quadratic").unwrap().verdict,
+            Verdict::Holds
+        );
+    }
 
     #[test]
     fn a_point_over_its_bound_differs() {

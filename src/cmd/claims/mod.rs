@@ -46,8 +46,9 @@ pub struct Args {
     #[arg(long)]
     pub baseline: Option<PathBuf>,
     /// Check the ledger itself: every `verify` check of LOCK explores its mutant NAME instead
-    /// (`LOCK/NAME`, as `verify --mutants` lists them); only the rows whose checks run the
-    /// mutant are shown, and a row it breaks must not hold.
+    /// (`LOCK/NAME`, as `verify --mutants` lists them, or lkcs/k-plus-one, lkcs/l-minus-one,
+    /// lmutin/l-minus-one: seed 004's Cond_i off by one in `sim`); only the rows whose checks
+    /// run the mutant are shown, and a row it breaks must not hold.
     #[arg(long, value_name = "LOCK/NAME")]
     pub mutant: Option<String>,
     /// Checks run at once (0: one per CPU).
@@ -92,6 +93,9 @@ fn mutant(args: &Args) -> Result<Option<(String, String)>, UsageError> {
     let Some(m) = &args.mutant else {
         return Ok(None);
     };
+    if let Some((lock, name)) = seed004::mutant(m) {
+        return Ok(Some((lock.to_string(), name.to_string())));
+    }
     let found = crate::verify::mutants::select(m).map_err(UsageError)?;
     match (m.split_once('/'), found.as_slice()) {
         (Some((lock, name)), [_]) => Ok(Some((lock.to_string(), name.to_string()))),
@@ -214,7 +218,7 @@ pub fn exec(args: &Args) -> Result<i32> {
     let mut all = specs(&papers, &level);
     if level.mutant.is_some() {
         // Only the rows whose checks run the mutant: the others are the ledger's as it is.
-        all.retain(|s| s.checks.iter().any(|c| c.iter().any(|a| a == "--mutant")));
+        all.retain(|s| s.checks.iter().any(|c| checks::runs_mutant(c)));
     }
     let rows = ledger(&all, args.jobs, quiet)?;
     match format {

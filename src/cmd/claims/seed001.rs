@@ -106,6 +106,21 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         },
     ));
     v.push(Spec::new(
+        "001/space",
+        "Lemma 1 (its space count)",
+        "space: a bounded CTS, O(n²) booleans and O(n) variables of O(n log n) bits",
+        "O(n²) registers in all",
+        vec![args(&format!(
+            "rmr --lock zehavi-kex-bounded --threads {} --model cc --schedule round-robin --passages 1",
+            l.ns()
+        ))],
+        |o| {
+            let mut j = growth::space_grows(&o[0], "quadratic")?;
+            j.effort = "registers the lock allocates on the counting memory, each counted once whatever its width: the n × n boolean arrays dominate; the widths of the O(n) label registers are not measured".into();
+            Ok(j)
+        },
+    ));
+    v.push(Spec::new(
         "001/thm1-bounded",
         "Theorem 1, title",
         "bounded space: labels of a bounded concurrent timestamp system ([19])",

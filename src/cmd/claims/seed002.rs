@@ -12,6 +12,12 @@ pub fn specs(l: &Level) -> Vec<Spec> {
     let ub = l.verify("ub-bakery", &[2, 3, 4], "--passages 3");
     for (id, place, claim, key) in [
         (
+            "002/obs1",
+            "Observation 1",
+            "UB-Bakery: the value of X never decreases (each write of X checked against the last)",
+            "Observation 1",
+        ),
+        (
             "002/thm1",
             "Theorem 1",
             "UB-Bakery: every token within [X, X + n] at all times",

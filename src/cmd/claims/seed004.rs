@@ -6,19 +6,69 @@ use serde_json::Value;
 use super::checks::{args, items, num, runs, Level};
 use super::ledger::{Judged, Spec, Verdict};
 
+/// Seed 004's mutants for `claims --mutant ALGO/NAME`: the algorithm, the mutant's name and
+/// the `sim --lkcs-rules` that runs it (Cond_i off by one, `src/mp/algo/lkcs/mod.rs`).
+pub const MUTANTS: [(&str, &str, &str); 3] = [
+    ("lkcs", "k-plus-one", "mutant-k-plus-one"),
+    ("lkcs", "l-minus-one", "mutant-l-minus-one"),
+    ("lmutin", "l-minus-one", "mutant-l-minus-one"),
+];
+
+/// The (algorithm, name) of seed 004's mutant `m` (`ALGO/NAME`), if it is one.
+pub fn mutant(m: &str) -> Option<(&'static str, &'static str)> {
+    MUTANTS
+        .iter()
+        .find(|(a, n, _)| format!("{a}/{n}") == m)
+        .map(|&(a, n, _)| (a, n))
+}
+
+/// ` --lkcs-rules mutant-…` when the level runs a mutant of `algo`, else nothing.
+fn rules(l: &Level, algo: &str) -> String {
+    let Some((a, n)) = &l.mutant else {
+        return String::new();
+    };
+    MUTANTS
+        .iter()
+        .find(|x| x.0 == algo && x.0 == a && x.1 == n)
+        .map(|x| format!(" --lkcs-rules {}", x.2))
+        .unwrap_or_default()
+}
+
 fn sim(l: &Level, algo: &str, topology: &str) -> Vec<String> {
+    sim_at(l, algo, topology, 9, (1, 3))
+}
+
+/// `sim` of `algo` on `n` processes of `topology` with (l_i, k_i) = `bounds`.
+fn sim_at(l: &Level, algo: &str, topology: &str, n: usize, bounds: (usize, usize)) -> Vec<String> {
     let (requests, seeds) = if l.quick { (100, 2) } else { (300, 5) };
+    let (lo, hi) = bounds;
     args(&format!(
-        "sim --algo {algo} --topology {topology} --n 9 --l 1 --k 3 --requests {requests} --seeds {seeds}"
+        "sim --algo {algo} --topology {topology} --n {n} --l {lo} --k {hi} --requests {requests} --seeds {seeds}{}",
+        rules(l, algo)
     ))
 }
+
+/// The cases of `004/lemma4-bind`: topology, n, (l_i, k_i), each with 0 < l_i and
+/// k_i < |N_i| + 1 at every process, so both bounds of Cond_i bind.
+const BINDING: [(&str, usize, (usize, usize)); 2] = [("ring", 9, (1, 2)), ("complete", 8, (1, 3))];
 
 fn effort(o: &[Value]) -> String {
     let r = runs(o);
     let topologies: Vec<&str> = r.iter().filter_map(|x| x["topology"].as_str()).collect();
     let mut t = topologies.clone();
     t.dedup();
-    format!("simulator: {} runs on {}", r.len(), t.join(", "))
+    let mut rules: Vec<&str> = r
+        .iter()
+        .filter_map(|x| x["lkcs_rules"].as_str())
+        .filter(|&x| x != "ours")
+        .collect();
+    rules.dedup();
+    let under = if rules.is_empty() {
+        String::new()
+    } else {
+        format!(" under rules {}", rules.join(", "))
+    };
+    format!("simulator: {} runs on {}{under}", r.len(), t.join(", "))
 }
 
 /// The claims of seed 004.
@@ -45,23 +95,20 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             vec![sim(l, algo, "ring"), sim(l, algo, "random:4")]
         };
         v.push(Spec::new(id, place, claim, "holds (proved)", checks, |o| {
-            let r = runs(o);
-            let bad: f64 = r.iter().map(|x| num(x, "safety_violations")).sum();
-            let stuck: Vec<&str> = r
-                .iter()
-                .filter_map(|x| x["liveness_failure"].as_str())
-                .collect();
-            Ok(Judged::check(
-                format!("{bad} safety violations, {} runs stuck", stuck.len()),
-                effort(o),
-                bad == 0.0 && stuck.is_empty(),
-                || match stuck.first() {
-                    Some(s) => format!("liveness: {s}"),
-                    None => format!("{bad} safety violations"),
-                },
-            ))
+            Ok(safe_and_live(o))
         }));
     }
+    v.push(Spec::new(
+        "004/lemma4-bind",
+        "Lemmas 4–5, Theorem 3",
+        "LKCS where both bounds bind (0 < l_i, k_i < |N_i|+1): ring n = 9 (1, 2), |N_i| = 2; complete n = 8 (1, 3), |N_i| = 7",
+        "holds (proved)",
+        BINDING
+            .iter()
+            .map(|&(t, n, b)| sim_at(l, "lkcs", t, n, b))
+            .collect(),
+        |o| Ok(safe_and_live(o)),
+    ));
     for (id, path, factor) in [
         ("004/lemma6-plain", "no_preemption", 3),
         ("004/lemma6-preempt", "preemption", 6),
@@ -88,6 +135,32 @@ pub fn specs(l: &Level) -> Vec<Spec> {
     ));
     v.push(printed_live());
     v
+}
+
+/// Theorems 1 and 3: no run broke a bound of any closed neighbourhood (the simulator counts
+/// |CS_i| from the entries and exits it delivered) and none stopped.
+fn safe_and_live(o: &[Value]) -> Judged {
+    let r = runs(o);
+    let bad: f64 = r.iter().map(|x| num(x, "safety_violations")).sum();
+    let stuck: Vec<&str> = r
+        .iter()
+        .filter_map(|x| x["liveness_failure"].as_str())
+        .collect();
+    let first = r
+        .iter()
+        .flat_map(|x| x["violations"].as_array().into_iter().flatten())
+        .find_map(Value::as_str)
+        .map(|v| format!(" (first: {v})"))
+        .unwrap_or_default();
+    Judged::check(
+        format!("{bad} safety violations, {} runs stuck", stuck.len()),
+        effort(o),
+        bad == 0.0 && stuck.is_empty(),
+        || match stuck.first() {
+            Some(s) if bad == 0.0 => format!("liveness: {s}"),
+            _ => format!("{bad} safety violations{first}"),
+        },
+    )
 }
 
 /// The cases `004/printed-live` runs: topology, n, l, k (each within the claim's range and
@@ -241,6 +314,42 @@ mod tests {
     fn run(why: Option<&str>) -> Value {
         json!({"lkcs_rules": "printed", "liveness_failure": why, "safety_violations": 0,
                "messages_by_kind": [{"kind": "TRIGGER", "per_request": 0.0}]})
+    }
+
+    #[test]
+    fn a_mutant_runs_only_in_its_own_algorithms_checks() {
+        let l = Level {
+            quick: true,
+            mutant: Some(("lkcs".into(), "k-plus-one".into())),
+        };
+        let c = sim_at(&l, "lkcs", "ring", 9, (1, 2));
+        assert!(c.ends_with(&["--lkcs-rules".into(), "mutant-k-plus-one".into()]));
+        assert!(!sim(&l, "lmutin", "ring").contains(&"--lkcs-rules".to_string()));
+        assert_eq!(
+            mutant("lmutin/l-minus-one"),
+            Some(("lmutin", "l-minus-one"))
+        );
+        assert_eq!(mutant("lmutin/k-plus-one"), None);
+        let plain = Level {
+            quick: true,
+            mutant: None,
+        };
+        assert!(!sim(&plain, "lkcs", "ring").contains(&"--lkcs-rules".to_string()));
+    }
+
+    #[test]
+    fn a_broken_bound_is_quoted() {
+        let o = vec![json!([{"safety_violations": 3, "liveness_failure": null,
+                             "violations": ["t=1: |CS_7| = 3 > k = 2"], "topology": "ring"}])];
+        let j = safe_and_live(&o);
+        assert!(
+            j.verdict.why().contains("|CS_7| = 3 > k = 2"),
+            "{:?}",
+            j.verdict
+        );
+        let ok =
+            vec![json!([{"safety_violations": 0, "liveness_failure": null, "violations": []}])];
+        assert_eq!(safe_and_live(&ok).verdict, Verdict::Holds);
     }
 
     #[test]

@@ -86,6 +86,10 @@
 //! (FAILED, PARK, RESUME, grants again) and is on the machinery path, which the lemma does not
 //! bound. LK-15 and LK-16 can be switched off in tests, and the leader on ([`Rules`]), each with
 //! a run that fails.
+//!
+//! **Mutants** ([`Mutant`], `sim --lkcs-rules mutant-k-plus-one` / `mutant-l-minus-one`): Cond_i
+//! with `<` read as `≤`, one grant past k_i (MUTEX) or past |N_i| − l_i + 1 (MUTIN). The ledger's
+//! `004/lemma4-bind` runs them where the bounds bind and must not hold under either.
 
 mod grantor;
 mod leader;
@@ -175,6 +179,19 @@ pub struct Rules {
     pub leader: bool,
     /// With the leader: Algorithm 6's tests read at Cond_i's limits (LK-14g), not as printed.
     pub at_capacity: bool,
+    /// A one-character mutant of Cond_i, to show that the checks catch an off-by-one (never
+    /// on outside `sim --lkcs-rules mutant-*`).
+    pub mutant: Option<Mutant>,
+}
+
+/// An off-by-one in Cond_i (Algorithms 2 and 5), for testing the checks: with it a grantor
+/// gives one grant more than its bound allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mutant {
+    /// MUTEX: `|grantedTo| < K_i` read as `≤` (up to k_i + 1 inside a closed neighbourhood).
+    KPlusOne,
+    /// MUTIN: `|grantedTo| < |N_i| − L_i + 1` read as `≤` (down to l_i − 1 inside).
+    LMinusOne,
 }
 
 impl Default for Rules {
@@ -184,6 +201,7 @@ impl Default for Rules {
             clock: true,
             leader: false,
             at_capacity: false,
+            mutant: None,
         }
     }
 }
@@ -268,10 +286,13 @@ impl Local {
     /// Cond_i for `at`: room for one more grant (with K_i and L_i, which are k_i and l_i
     /// without the leader, LK-14).
     fn cond(&self, at: At) -> bool {
+        let m = self.rules.mutant;
         if at == MUTEX {
-            self.granted_to[MUTEX].len() < self.bound_k()
+            let k = self.bound_k() + usize::from(m == Some(Mutant::KPlusOne));
+            self.granted_to[MUTEX].len() < k
         } else {
-            self.granted_to[MUTIN].len() + self.bound_l() < self.degree() + 1
+            let room = self.degree() + 1 + usize::from(m == Some(Mutant::LMinusOne));
+            self.granted_to[MUTIN].len() + self.bound_l() < room
         }
     }
 

@@ -2,7 +2,7 @@
 //! runtime's default) or the seed's text as far as it runs.
 
 use super::leader::{tightened, tightened_c0};
-use super::{Rules, Variant};
+use super::{Mutant, Rules, Variant};
 use crate::mp::algo::Setup;
 
 /// Which rules LKCS and LMUTIN run.
@@ -24,6 +24,14 @@ pub enum RuleSet {
     Printed,
     /// As `printed`, Algorithm 6's tests at Cond_i's limits (LK-14g).
     PrintedAtCapacity,
+    /// `ours` with Cond_i's MUTEX test off by one (k_i + 1 inside): a broken algorithm for
+    /// testing the checks.
+    #[value(hide = true)]
+    MutantKPlusOne,
+    /// `ours` with Cond_i's MUTIN test off by one (l_i − 1 inside): a broken algorithm for
+    /// testing the checks.
+    #[value(hide = true)]
+    MutantLMinusOne,
 }
 
 impl RuleSet {
@@ -33,6 +41,8 @@ impl RuleSet {
             RuleSet::Ours => "ours",
             RuleSet::Printed => "printed",
             RuleSet::PrintedAtCapacity => "printed-at-capacity",
+            RuleSet::MutantKPlusOne => "mutant-k-plus-one",
+            RuleSet::MutantLMinusOne => "mutant-l-minus-one",
         }
     }
 
@@ -45,6 +55,15 @@ impl RuleSet {
                 clock: true,
                 leader: true,
                 at_capacity: self == RuleSet::PrintedAtCapacity,
+                mutant: None,
+            },
+            RuleSet::MutantKPlusOne => Rules {
+                mutant: Some(Mutant::KPlusOne),
+                ..Rules::default()
+            },
+            RuleSet::MutantLMinusOne => Rules {
+                mutant: Some(Mutant::LMinusOne),
+                ..Rules::default()
             },
         }
     }
