@@ -17,19 +17,17 @@ use lockbench::mem::{Home, Memory, Model, Register, ScheduledMemory};
 use lockbench::registry::{Algorithm, LockEntry, Registry};
 
 /// What `lockbench list` says of `anderson`, its RMR bound and its mutants.
-const INFO: LockInfo = LockInfo {
-    name: "anderson",
-    problem: Problem::Mutex,
-    source: "Anderson 1990, array-based queue lock (an example of a lock of your own)",
-    fcfs: true,
-    bounded: false,
-    rmr: "O(1) CC; DSM: no claim",
-    safe: true,
-    notes: "each waiter spins on its own slot of an array of N flags",
-    bound: rmr_bound,
-    mutants,
-    worst_case: lockbench::locks::no_worst_case,
-};
+const INFO: LockInfo = LockInfo::paper(
+    "anderson",
+    Problem::Mutex,
+    "Anderson 1990, array-based queue lock (an example of a lock of your own)",
+    "O(1) CC; DSM: no claim",
+    "each waiter spins on its own slot of an array of N flags",
+)
+.with_fcfs(true)
+.with_bounded(false)
+.with_bound(rmr_bound)
+.with_mutants(mutants);
 
 /// CC: the ticket's fetch-and-add and the write of `mine` (2), at most two reads of the own
 /// slot (the first, and one after the predecessor's hand-off: the slot's reset happened before

@@ -152,6 +152,7 @@ impl State {
             return;
         };
         let mut r = Report {
+            processes: 1,
             pid: std::process::id(),
             program: std::fs::read_to_string("/proc/self/comm")
                 .map(|c| c.trim().to_string())

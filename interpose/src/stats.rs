@@ -10,7 +10,6 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crossbeam_utils::CachePadded;
-use serde::Serialize;
 
 /// Histogram buckets: values 0..4 exactly, then 4 per power of two up to 2^64.
 pub const BUCKETS: usize = 4 + 62 * 4;
@@ -76,70 +75,17 @@ pub struct Stats {
     pub per_id: Box<[CachePadded<Counters>]>,
 }
 
-/// A histogram's summary in the file (ns, each a bucket's lower bound).
-#[derive(Serialize, Default)]
-pub struct Latency {
-    pub samples: u64,
-    pub p50: u64,
-    pub p90: u64,
-    pub p99: u64,
-    pub max: u64,
-    /// Non-empty buckets as [lower bound ns, count].
-    pub buckets: Vec<[u64; 2]>,
-}
+/// The statistics file's line, defined once with the reader's (`lockbench app`) side: the
+/// same source file compiled into both crates (why not a crate of its own: that file's doc).
+#[path = "../../src/engine/app/record.rs"]
+#[allow(dead_code)] // the reader's half (`Record::from_lines`) runs here in the tests only
+mod record;
 
-impl Latency {
-    fn of(counts: &[u64]) -> Latency {
-        let samples: u64 = counts.iter().sum();
-        let quantile = |q: f64| -> u64 {
-            let rank = ((q * samples as f64).ceil() as u64).max(1);
-            let mut seen = 0;
-            for (b, &c) in counts.iter().enumerate() {
-                seen += c;
-                if seen >= rank {
-                    return bucket_low(b);
-                }
-            }
-            0
-        };
-        Latency {
-            samples,
-            p50: quantile(0.5),
-            p90: quantile(0.9),
-            p99: quantile(0.99),
-            max: counts.iter().rposition(|&c| c > 0).map_or(0, bucket_low),
-            buckets: counts
-                .iter()
-                .enumerate()
-                .filter(|(_, &c)| c > 0)
-                .map(|(b, &c)| [bucket_low(b), c])
-                .collect(),
-        }
-    }
-}
+pub use record::{Hist as Latency, Record as Report};
 
-/// The statistics file: one JSON object.
-#[derive(Serialize, Default)]
-pub struct Report {
-    pub pid: u32,
-    pub program: String,
-    pub lock: String,
-    pub problem: String,
-    pub procs: usize,
-    pub ids_peak: usize,
-    pub ids_leaked: usize,
-    pub mutexes: u64,
-    pub rwlocks: u64,
-    pub passthrough_mutexes: u64,
-    pub acquisitions: u64,
-    pub contended: u64,
-    pub shared_acquisitions: u64,
-    pub trylock_failures: u64,
-    pub passthrough_ops: u64,
-    pub cond_waits: u64,
-    pub violations: u64,
-    pub wait_ns: Latency,
-    pub hold_ns: Latency,
+/// A histogram's summary from its bucket counts (index = bucket).
+fn latency(counts: &[u64]) -> Latency {
+    Latency::of(counts.iter().enumerate().map(|(b, &c)| [bucket_low(b), c]))
 }
 
 impl Stats {
@@ -195,8 +141,8 @@ impl Stats {
                 })
                 .collect()
         };
-        r.wait_ns = Latency::of(&merged(&|c| &c.wait));
-        r.hold_ns = Latency::of(&merged(&|c| &c.hold));
+        r.wait_ns = latency(&merged(&|c| &c.wait));
+        r.hold_ns = latency(&merged(&|c| &c.hold));
     }
 }
 
@@ -222,10 +168,59 @@ mod tests {
         let mut counts = vec![0u64; BUCKETS];
         counts[bucket(100)] = 98;
         counts[bucket(10_000)] = 2;
-        let l = Latency::of(&counts);
+        let l = latency(&counts);
         assert_eq!(l.samples, 100);
         assert_eq!(l.p50, bucket_low(bucket(100)));
         assert_eq!(l.p99, bucket_low(bucket(10_000)));
         assert_eq!(l.max, bucket_low(bucket(10_000)));
+    }
+
+    /// A file written as the interposer writes it (`Stats::fill`, one JSON line per process)
+    /// reads back through `lockbench app`'s reader (`Record::from_lines`) with every field.
+    #[test]
+    fn a_written_line_reads_back_in_lockbench() {
+        let stats = Stats::new(2);
+        bump(&stats.per_id[0].acquisitions);
+        bump(&stats.per_id[1].acquisitions);
+        bump(&stats.per_id[1].contended);
+        bump(&stats.per_id[0].violations);
+        bump(&stats.per_id[1].wait[bucket(100)]);
+        bump(&stats.per_id[0].hold[bucket(5000)]);
+        let line = |pid: u32| {
+            let mut r = Report {
+                processes: 1,
+                pid,
+                program: "prog".into(),
+                lock: "ticket".into(),
+                problem: "mutex".into(),
+                procs: 8,
+                ids_peak: 2,
+                mutexes: 3,
+                ..Report::default()
+            };
+            stats.fill(&mut r);
+            serde_json::to_string(&r).unwrap() + "\n"
+        };
+        let text = line(41) + &line(42);
+        let seen = record::Record::from_lines(&text).unwrap().unwrap();
+        assert_eq!(
+            (seen.processes, seen.pid, seen.lock.as_str()),
+            (2, 41, "ticket")
+        );
+        assert_eq!(
+            (seen.program.as_str(), seen.problem.as_str()),
+            ("prog", "mutex")
+        );
+        assert_eq!((seen.procs, seen.ids_peak, seen.mutexes), (8, 2, 6));
+        assert_eq!(
+            (seen.acquisitions, seen.contended, seen.violations),
+            (4, 2, 2)
+        );
+        assert_eq!(seen.wait_ns.samples, 2);
+        assert_eq!(seen.wait_ns.p50, bucket_low(bucket(100)));
+        assert_eq!(seen.hold_ns.max, bucket_low(bucket(5000)));
+        // A line from before `processes` was written counts as one process.
+        let old = record::Record::from_lines(r#"{"lock":"ticket","acquisitions":1}"#).unwrap();
+        assert_eq!(old.map(|r| r.processes), Some(1));
     }
 }

@@ -22,6 +22,7 @@ use serde::Serialize;
 /// The problem a lock solves, which fixes the safety property the oracle checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Problem {
     /// At most one process inside.
     Mutex,

@@ -38,6 +38,7 @@ pub enum Direction {
 /// assert_eq!(Bound::constant(9, "MCS 1991").value, 9);
 /// ```
 #[derive(Clone, Debug, Serialize, PartialEq)]
+#[non_exhaustive]
 pub struct Bound {
     /// Upper (every passage) or lower (the paper's worst case).
     pub direction: Direction,
@@ -173,6 +174,7 @@ pub fn no_mutants() -> Vec<Mutant> {
 /// assert_eq!((m.name, m.at_least), ("no-wait", (4, 10)));
 /// ```
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct Mutant {
     /// Its name (`verify --mutants LOCK/NAME`).
     pub name: &'static str,
@@ -304,15 +306,14 @@ impl Mutant {
 /// use lockbench::locks::{WorstCase, WorstCaseFn};
 /// use lockbench::mem::Script;
 /// fn worst(n: usize, _passages: usize) -> Option<WorstCase> {
-///     (n >= 2).then(|| WorstCase {
-///         script: Script::new(std::iter::empty()),
-///         detail: "every process in turn (my paper, §4)",
-///         found_by: "script",
+///     (n >= 2).then(|| {
+///         WorstCase::new(Script::new(std::iter::empty()), "every process in turn (my paper, §4)", "script")
 ///     })
 /// }
 /// let f: WorstCaseFn = worst;
 /// assert!(f(1, 3).is_none() && f(2, 3).is_some());
 /// ```
+#[non_exhaustive]
 pub struct WorstCase {
     /// The schedule.
     pub script: Script,
@@ -320,6 +321,26 @@ pub struct WorstCase {
     pub detail: &'static str,
     /// The report's `found_by`.
     pub found_by: &'static str,
+}
+
+impl WorstCase {
+    /// The worst case `script`, described by `detail`, reported as found by `found_by`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::WorstCase;
+    /// use lockbench::mem::Script;
+    /// let w = WorstCase::new(Script::new(std::iter::empty()), "my paper, §4", "script");
+    /// assert_eq!((w.detail, w.found_by), ("my paper, §4", "script"));
+    /// ```
+    pub fn new(script: Script, detail: &'static str, found_by: &'static str) -> WorstCase {
+        WorstCase {
+            script,
+            detail,
+            found_by,
+        }
+    }
 }
 
 /// The scripted worst case of a lock at `n` processes of `passages` passages each, if its
@@ -355,6 +376,7 @@ pub fn no_worst_case(_n: usize, _passages: usize) -> Option<WorstCase> {
 /// assert_ne!(steps[0], steps[1]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Step {
     /// Process q runs until it has ended this many doorways.
     Doorway(usize, usize),
@@ -373,16 +395,12 @@ pub enum Step {
 ///
 /// ```
 /// use lockbench::locks::{CounterExample, Step};
-/// let c = CounterExample {
-///     property: "P7 FIFE",
-///     source: "seed 000 §7",
-///     threads: 3,
-///     sessions: 2,
-///     steps: &[Step::Doorway(0, 1), Step::Enter(2, 1), Step::Writes(1, 2), Step::Waits(0, 2)],
-/// };
+/// const STEPS: &[Step] = &[Step::Doorway(0, 1), Step::Enter(2, 1), Step::Writes(1, 2), Step::Waits(0, 2)];
+/// let c = CounterExample::new("P7 FIFE", "seed 000 §7", 3, 2, STEPS);
 /// assert_eq!(c.steps.len(), 4);
 /// ```
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct CounterExample {
     /// The property it breaks, as `verify` names it (e.g. "P7 FIFE").
     pub property: &'static str,
@@ -394,4 +412,33 @@ pub struct CounterExample {
     pub sessions: usize,
     /// The goals, in order.
     pub steps: &'static [Step],
+}
+
+impl CounterExample {
+    /// The counter-example to `property` stated at `source`, run with `threads` processes
+    /// asking `sessions` sessions, through `steps`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{CounterExample, Step};
+    /// const FIFE: CounterExample =
+    ///     CounterExample::new("P7 FIFE", "my paper, §7", 3, 2, &[Step::Doorway(0, 1)]);
+    /// assert_eq!((FIFE.threads, FIFE.sessions), (3, 2));
+    /// ```
+    pub const fn new(
+        property: &'static str,
+        source: &'static str,
+        threads: usize,
+        sessions: usize,
+        steps: &'static [Step],
+    ) -> CounterExample {
+        CounterExample {
+            property,
+            source,
+            threads,
+            sessions,
+            steps,
+        }
+    }
 }

@@ -393,12 +393,16 @@ pub trait Lock: Send + Sync {
 ///
 /// # Examples
 ///
+/// Built from [`Claims::NONE`] or [`Claims::BOUNDED_EXIT`] and the `with_*` methods (the
+/// struct is `#[non_exhaustive]`: a property added later does not break a lock's crate).
+///
 /// ```
 /// use lockbench::locks::Claims;
-/// let gme = Claims { concurrent_entry: true, fife: true, ..Claims::BOUNDED_EXIT };
+/// let gme = Claims::BOUNDED_EXIT.with_concurrent_entry(true).with_fife(true);
 /// assert!(gme.bounded_exit && !gme.strong_concurrent_entry);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Claims {
     /// P3 bounded exit: the exit section never waits.
     pub bounded_exit: bool,
@@ -416,6 +420,22 @@ pub struct Claims {
 }
 
 impl Claims {
+    /// No progress property claimed (as [`Claims::default`], in a constant).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Claims;
+    /// assert_eq!(Claims::NONE, Claims::default());
+    /// ```
+    pub const NONE: Claims = Claims {
+        bounded_exit: false,
+        concurrent_entry: false,
+        strong_concurrent_entry: false,
+        fife: false,
+        crash_tolerant: false,
+    };
+
     /// Bounded exit only: the claim of every mutual-exclusion algorithm here.
     ///
     /// # Examples
@@ -432,9 +452,74 @@ impl Claims {
         fife: false,
         crash_tolerant: false,
     };
+
+    /// These claims, P3 bounded exit claimed or not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Claims;
+    /// assert_eq!(Claims::NONE.with_bounded_exit(true), Claims::BOUNDED_EXIT);
+    /// ```
+    pub const fn with_bounded_exit(mut self, claimed: bool) -> Claims {
+        self.bounded_exit = claimed;
+        self
+    }
+
+    /// These claims, P4 concurrent entry claimed or not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Claims;
+    /// assert!(Claims::NONE.with_concurrent_entry(true).concurrent_entry);
+    /// ```
+    pub const fn with_concurrent_entry(mut self, claimed: bool) -> Claims {
+        self.concurrent_entry = claimed;
+        self
+    }
+
+    /// These claims, P8 strong concurrent entry claimed or not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Claims;
+    /// assert!(Claims::NONE.with_strong_concurrent_entry(true).strong_concurrent_entry);
+    /// ```
+    pub const fn with_strong_concurrent_entry(mut self, claimed: bool) -> Claims {
+        self.strong_concurrent_entry = claimed;
+        self
+    }
+
+    /// These claims, P7 FIFE claimed or not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Claims;
+    /// assert!(Claims::BOUNDED_EXIT.with_fife(true).fife);
+    /// ```
+    pub const fn with_fife(mut self, claimed: bool) -> Claims {
+        self.fife = claimed;
+        self
+    }
+
+    /// These claims, starvation freedom with fewer than k crashes claimed or not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::Claims;
+    /// assert!(Claims::BOUNDED_EXIT.with_crash_tolerant(true).crash_tolerant);
+    /// ```
+    pub const fn with_crash_tolerant(mut self, claimed: bool) -> Claims {
+        self.crash_tolerant = claimed;
+        self
+    }
 }
 
-/// What a lock is built for.
+/// What a lock is built for. `#[non_exhaustive]`: made by [`Params::new`].
 ///
 /// # Examples
 ///
@@ -445,6 +530,7 @@ impl Claims {
 /// assert_eq!((params.n, params.k), (4, 2));
 /// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct Params {
     /// Number of processes (ids `0..n`).
     pub n: usize,
@@ -495,26 +581,32 @@ impl Params {
 
 /// What the registry says of a lock.
 ///
+/// The struct is `#[non_exhaustive]` (what lockbench knows of a lock may grow without breaking
+/// a lock's crate): a lock outside this crate makes its description with
+/// [`LockInfo::paper`] or [`LockInfo::baseline`] and the `const` `with_*` builders, in a
+/// constant.
+///
 /// # Examples
 ///
 /// ```
-/// use lockbench::locks::{no_bound, no_mutants, no_worst_case, LockInfo, Problem};
-/// const TAS: LockInfo = LockInfo {
-///     name: "my-tas",
-///     problem: Problem::Mutex,
-///     source: "Rudolph and Segall 1984",
-///     fcfs: false,
-///     bounded: true,
-///     rmr: "unbounded",
-///     safe: true,
-///     notes: "swap on one shared word",
-///     bound: no_bound,
-///     mutants: no_mutants,
-///     worst_case: no_worst_case,
-/// };
-/// assert!((TAS.mutants)().is_empty());
+/// use lockbench::locks::{Bound, LockInfo, Problem};
+/// use lockbench::mem::Model;
+/// fn bound(_model: Model, _n: usize) -> Option<Bound> {
+///     Some(Bound::constant(3, "my paper, Lemma 2"))
+/// }
+/// const TAS: LockInfo = LockInfo::paper(
+///     "my-tas",
+///     Problem::Mutex,
+///     "Rudolph and Segall 1984",
+///     "O(1) CC",
+///     "swap on one shared word",
+/// )
+/// .with_bound(bound);
+/// assert!((TAS.mutants)().is_empty() && TAS.safe && !TAS.fcfs);
+/// assert_eq!((TAS.bound)(Model::Cc, 4).unwrap().value, 3);
 /// ```
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct LockInfo {
     /// Name used on the command line.
     pub name: &'static str,
@@ -576,6 +668,143 @@ impl LockInfo {
             mutants: no_mutants,
             worst_case: no_worst_case,
         }
+    }
+
+    /// A lock from a paper: its source (paper and figure), the RMR complexity it claims and a
+    /// line of notes; safe, with bounded registers, no FCFS claim, and no bound, mutants or
+    /// worst case until the `with_*` builders give them.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{LockInfo, Problem};
+    /// const MINE: LockInfo = LockInfo::paper("my-lock", Problem::Mutex, "my paper, Fig. 1", "O(1) CC", "");
+    /// assert_eq!((MINE.source, MINE.fcfs, MINE.bounded), ("my paper, Fig. 1", false, true));
+    /// ```
+    pub const fn paper(
+        name: &'static str,
+        problem: Problem,
+        source: &'static str,
+        rmr: &'static str,
+        notes: &'static str,
+    ) -> LockInfo {
+        LockInfo {
+            name,
+            problem,
+            source,
+            fcfs: false,
+            bounded: true,
+            rmr,
+            safe: true,
+            notes,
+            bound: no_bound,
+            mutants: no_mutants,
+            worst_case: no_worst_case,
+        }
+    }
+
+    /// This description, claiming first-come-first-served (P5) or not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{LockInfo, Problem};
+    /// const FIFO: LockInfo = LockInfo::paper("fifo", Problem::Mutex, "me", "O(1)", "").with_fcfs(true);
+    /// assert!(FIFO.fcfs);
+    /// ```
+    pub const fn with_fcfs(mut self, fcfs: bool) -> LockInfo {
+        self.fcfs = fcfs;
+        self
+    }
+
+    /// This description, claiming bounded registers or not.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{LockInfo, Problem};
+    /// const BAKERY: LockInfo =
+    ///     LockInfo::paper("my-bakery", Problem::Mutex, "me", "O(N)", "").with_bounded(false);
+    /// assert!(!BAKERY.bounded);
+    /// ```
+    pub const fn with_bounded(mut self, bounded: bool) -> LockInfo {
+        self.bounded = bounded;
+        self
+    }
+
+    /// This description, safe or not: an unsafe lock (a negative control) is left out of
+    /// `all` and expected to show violations.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{LockInfo, Problem};
+    /// const BROKEN: LockInfo = LockInfo::baseline("broken", Problem::Mutex, false, "").with_safe(false);
+    /// assert!(!BROKEN.safe);
+    /// ```
+    pub const fn with_safe(mut self, safe: bool) -> LockInfo {
+        self.safe = safe;
+        self
+    }
+
+    /// This description with the RMR bound per model its source claims (`rmr` checks it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{Bound, LockInfo, Problem};
+    /// use lockbench::mem::Model;
+    /// fn linear(_: Model, n: usize) -> Option<Bound> {
+    ///     Some(Bound::linear(2, 1, n, "me"))
+    /// }
+    /// const L: LockInfo = LockInfo::paper("l", Problem::Mutex, "me", "O(N)", "").with_bound(linear);
+    /// assert_eq!((L.bound)(Model::Dsm, 3).unwrap().value, 7);
+    /// ```
+    pub const fn with_bound(mut self, bound: BoundFn) -> LockInfo {
+        self.bound = bound;
+        self
+    }
+
+    /// This description with its seeded mutants (`verify --mutants` runs them).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{Lock, LockInfo, Mutant, Params, Problem};
+    /// use lockbench::mem::ScheduledMemory;
+    /// struct Open;
+    /// impl Lock for Open {
+    ///     fn enter(&self, _: usize, _: usize) {}
+    ///     fn exit(&self, _: usize, _: usize) {}
+    /// }
+    /// fn mutants() -> Vec<Mutant> {
+    ///     vec![Mutant::new("open", "2", "the wait dropped", |_: ScheduledMemory, _: &Params| Open)]
+    /// }
+    /// const M: LockInfo = LockInfo::paper("m", Problem::Mutex, "me", "O(1)", "").with_mutants(mutants);
+    /// assert_eq!((M.mutants)()[0].name, "open");
+    /// ```
+    pub const fn with_mutants(mut self, mutants: fn() -> Vec<Mutant>) -> LockInfo {
+        self.mutants = mutants;
+        self
+    }
+
+    /// This description with the worst-case schedule its paper scripts (`rmr --schedule
+    /// adversarial` runs it).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use lockbench::locks::{LockInfo, Problem, WorstCase};
+    /// use lockbench::mem::Script;
+    /// fn worst(_n: usize, _passages: usize) -> Option<WorstCase> {
+    ///     Some(WorstCase::new(Script::new(std::iter::empty()), "nothing at all", "script"))
+    /// }
+    /// const W: LockInfo = LockInfo::paper("w", Problem::Mutex, "me", "O(1)", "").with_worst_case(worst);
+    /// assert!((W.worst_case)(2, 1).is_some());
+    /// ```
+    pub const fn with_worst_case(mut self, worst_case: WorstCaseFn) -> LockInfo {
+        self.worst_case = worst_case;
+        self
     }
 }
 

@@ -29,6 +29,7 @@ use super::Home;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Model {
     /// Cache-coherent, write-through: every write is remote (seed 000 §1.1).
     Cc,

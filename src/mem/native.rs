@@ -19,6 +19,7 @@ use super::{Home, Memory, Register};
 /// assert_eq!(mem.policy.name(), "spin-then-yield");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum WaitPolicy {
     /// Spin with a spin-loop hint forever (right when every thread has its own core).
     #[default]

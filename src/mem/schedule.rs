@@ -226,6 +226,7 @@ impl Schedule for Greedy {
 /// # let _ = script;
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Goal {
     /// Run process q until it has made one write (or read-modify-write).
     UntilWrite(usize),

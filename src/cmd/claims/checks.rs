@@ -5,6 +5,9 @@ use serde_json::Value;
 
 use super::ledger::{Judged, Verdict};
 
+mod said;
+pub use said::{holds, Said};
+
 /// How hard the ledger looks, and what it checks against.
 #[derive(Clone, Debug)]
 pub struct Level {
@@ -275,6 +278,16 @@ impl Explored {
                     first_line(kind)
                 )),
             },
+        }
+    }
+
+    /// The row of a property as the lock's file claims it (see [`Said`]): [`Explored::property`]
+    /// when it claims it, [`Explored::fails`] when it does not.
+    pub fn claimed(&self, property: &str, claimed: bool) -> Judged {
+        if claimed {
+            self.property(property)
+        } else {
+            self.fails(property)
         }
     }
 

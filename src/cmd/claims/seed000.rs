@@ -3,47 +3,93 @@
 
 use serde_json::Value;
 
-use super::checks::{items, num, Explored, Level};
+use crate::locks::Claims;
+use crate::mem::Model;
+
+use super::checks::{holds, items, num, Explored, Level, Said};
 use super::growth;
 use super::ledger::{Judged, Spec, Verdict};
 
+/// Whether a lock's file claims a property (None: every lock here claims it, deadlock and
+/// starvation freedom, which `LockInfo` and `Claims` do not list).
+type Claimed = Option<fn(&Said) -> bool>;
+
 /// GME properties the exploration checks at every step, by the place each algorithm proves
-/// it: (property, what the violation's kind says, GLB's lemma, BWBGME's theorem).
-const PROPERTIES: [(&str, &str, &str, &str); 6] = [
-    ("P1 mutual exclusion", "safety", "Lemma 2", "Theorem 3"),
+/// it: (property, what the violation's kind says, GLB's lemma, BWBGME's theorem, where the
+/// lock's file says whether it claims it).
+const PROPERTIES: [(&str, &str, &str, &str, Claimed); 6] = [
+    (
+        "P1 mutual exclusion",
+        "safety",
+        "Lemma 2",
+        "Theorem 3",
+        Some(|s| s.info.safe),
+    ),
     (
         "P2 starvation freedom",
         "deadlock|starv",
         "Lemma 5",
         "Theorem 7",
+        None,
     ),
-    ("P3 bounded exit", "bounded exit", "Lemma 3", "Theorem 4"),
+    (
+        "P3 bounded exit",
+        "bounded exit",
+        "Lemma 3",
+        "Theorem 4",
+        Some(|s| s.claims.bounded_exit),
+    ),
     (
         "P4 concurrent entry",
         "P4 concurrent entry",
         "Lemma 6",
         "Theorem 5",
+        Some(|s| s.claims.concurrent_entry),
     ),
-    ("P5 FCFS", "FCFS", "Lemma 1", "Theorem 2"),
-    ("P6 deadlock freedom", "deadlock", "Lemma 4", "Theorem 6"),
+    (
+        "P5 FCFS",
+        "FCFS",
+        "Lemma 1",
+        "Theorem 2",
+        Some(|s| s.info.fcfs),
+    ),
+    (
+        "P6 deadlock freedom",
+        "deadlock",
+        "Lemma 4",
+        "Theorem 6",
+        None,
+    ),
+];
+
+/// Reads one progress property from a lock's claims.
+type ClaimOf = fn(&Claims) -> bool;
+
+/// The properties §8 says neither algorithm has, each as (property, what its failure's kind
+/// says, the claim in the lock's code).
+const BEYOND: [(&str, &str, ClaimOf); 2] = [
+    ("P7 FIFE", "FIFE", |c| c.fife),
+    ("P8 strong concurrent entry", "P8", |c| {
+        c.strong_concurrent_entry
+    }),
 ];
 
 /// The claims of seed 000.
 pub fn specs(l: &Level) -> Vec<Spec> {
     let mut v = Vec::new();
-    for (lock, name, thm, bound) in [
-        ("glb", "GLB", "Theorem 1", "11N − 4"),
-        ("bwb-gme", "BWBGME", "Theorem 9", "12N − 3"),
+    for (lock, name, thm) in [
+        ("glb", "GLB", "Theorem 1"),
+        ("bwb-gme", "BWBGME", "Theorem 9"),
     ] {
         let id = &lock.replace('-', "")[..];
         let rmr = growth::command(l, lock, "cc", "");
-        v.push(Spec::new(
+        v.push(rmr_row(
             &format!("000/{id}-rmr"),
             thm,
-            &format!("{name}: O(N) RMRs per passage in CC"),
-            &format!("O(N); counted from the figure ≤ {bound}"),
-            vec![rmr.clone()],
-            |o| growth::judge(&o[0], "linear"),
+            name,
+            "",
+            &Said::of(lock),
+            rmr.clone(),
         ));
         v.push(Spec::new(
             &format!("000/{id}-space"),
@@ -71,45 +117,50 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         vec![glb],
         |o| sections(&o[0], "doorway", |n| n as u64 + 4, false),
     ));
+    let safe = Said::of("burns-lamport").info.safe;
     v.push(Spec::new(
         "000/bl-me",
         "§4, Fig. 2",
         "Burns–Lamport: mutual exclusion and deadlock freedom with N bits",
-        "holds",
+        if safe { "holds" } else { "not satisfied" },
         l.verify("burns-lamport", &[2, 3], "--passages 2"),
-        |o| Ok(Explored::of(o).property("safety|deadlock")),
+        move |o| Ok(Explored::of(o).claimed("safety|deadlock", safe)),
     ));
-    v.push(Spec::new(
+    v.push(rmr_row(
         "000/bw-bakery-rmr",
         "§5, Fig. 3",
-        "Black-White Bakery: O(N) RMRs per passage in CC (Theorem 9's argument)",
-        "O(N); counted from the figure ≤ 11N − 4",
-        vec![growth::command(l, "bw-bakery", "cc", "")],
-        |o| growth::judge(&o[0], "linear"),
+        "Black-White Bakery",
+        " (Theorem 9's argument)",
+        &Said::of("bw-bakery"),
+        growth::command(l, "bw-bakery", "cc", ""),
     ));
+    let blocks = Said::of("burns-lamport").bound(Model::Cc);
     v.push(Spec::new(
         "000/sec4",
         "§4, Fig. 2",
-        "Burns–Lamport: P_N blocked N(N−1)/2 times, Ω(N²) RMRs",
-        "N(N−1)/2 blocks",
+        &format!("Burns–Lamport: P_N blocked {blocks} times, Ω(N²) RMRs"),
+        &format!("{blocks} blocks"),
         vec![growth::command(l, "burns-lamport", "cc", "")],
         |o| burns_lamport(&o[0]),
     ));
     for (lock, name, col) in [("glb", "GLB", 2), ("bwb-gme", "BWBGME", 3)] {
         let checks = l.verify(lock, &[3, 4], "--passages 2");
+        let said = Said::of(lock);
         for p in PROPERTIES {
             let place = if col == 2 { p.2 } else { p.3 };
             let key = p.1;
+            let claimed = p.4.is_none_or(|f| f(&said));
             v.push(Spec::new(
                 &format!("000/{}-{}", lock.replace('-', ""), prop_id(p.0)),
                 place,
-                &format!("{name}: {}", p.0),
-                "holds (proved)",
+                &claim(name, p.0, claimed),
+                holds(claimed),
                 checks.clone(),
-                move |o| Ok(Explored::of(o).property(key)),
+                move |o| Ok(Explored::of(o).claimed(key, claimed)),
             ));
         }
-        for (prop, word) in [("P7 FIFE", "FIFE"), ("P8 strong concurrent entry", "P8")] {
+        for (prop, word, claims) in BEYOND {
+            let claimed = claims(&said.claims);
             // The failure the paper states, scripted where the lock's file scripts it (one
             // schedule, the same at every level), beside the exploration.
             let mut with = checks.clone();
@@ -119,10 +170,10 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             v.push(Spec::new(
                 &format!("000/{}-{}", lock.replace('-', ""), prop_id(prop)),
                 "§8",
-                &format!("{name} does not satisfy {prop}"),
-                "not satisfied",
+                &claim(name, prop, claimed),
+                holds(claimed),
                 with,
-                move |o| Ok(Explored::of(o).fails(word)),
+                move |o| Ok(Explored::of(o).claimed(word, claimed)),
             ));
         }
     }
@@ -145,28 +196,67 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         0,
     ));
     v.push(hardware());
+    // Its file marks it unsafe (a negative control): the row expects a violation from that.
+    let unsafe_ = !Said::of("naive-bwb-gme").info.safe;
     v.push(Spec::new(
         "000/sec6",
         "§6",
         "the naive generalization of Fig. 3 to GME breaks mutual exclusion",
-        "a violating schedule exists",
+        if unsafe_ {
+            "a violating schedule exists"
+        } else {
+            "no violating schedule"
+        },
         l.verify("naive-bwb-gme", &[3], "--passages 2"),
-        |o| {
+        move |o| {
             let e = Explored::of(o);
             Ok(match &e.violation {
                 Some((kind, replay)) => Judged::check(
                     kind.lines().next().unwrap_or("").to_string(),
                     format!("{}; lockbench verify --replay '{replay}'", e.effort()),
-                    true,
-                    String::new,
+                    unsafe_,
+                    || format!("a schedule breaks it: lockbench verify --replay '{replay}'"),
                 ),
-                None => Judged::check("no violation found".into(), e.effort(), false, || {
+                None => Judged::check("no violation found".into(), e.effort(), !unsafe_, || {
                     "no schedule broke the naive algorithm".into()
                 }),
             })
         },
     ));
     v
+}
+
+/// A property row's claim: the property, or that the lock does not satisfy it, as its file
+/// says.
+pub(super) fn claim(name: &str, prop: &str, claimed: bool) -> String {
+    if claimed {
+        format!("{name}: {prop}")
+    } else {
+        format!("{name} does not satisfy {prop}")
+    }
+}
+
+/// "O(N) RMRs per passage in CC", with the order and the formula the lock's file claims.
+pub(super) fn rmr_row(
+    id: &str,
+    place: &str,
+    name: &str,
+    note: &str,
+    said: &Said,
+    check: Vec<String>,
+) -> Spec {
+    let (order, class) = said.order(Model::Cc);
+    Spec::new(
+        id,
+        place,
+        &format!("{name}: {order} RMRs per passage in CC{note}"),
+        &format!(
+            "{order}; counted from the figure ≤ {}",
+            said.bound(Model::Cc)
+        ),
+        vec![check],
+        move |o| growth::judge(&o[0], class),
+    )
 }
 
 fn prop_id(p: &str) -> String {
@@ -197,7 +287,8 @@ fn burns_lamport(v: &Value) -> Result<Judged, String> {
 }
 
 /// A bounded-token claim: no register invariant broken (the lock checks its numbers after
-/// every write) and the largest number seen within N + `over`.
+/// every write) and the largest number seen within N + `over`, when the lock's file claims
+/// bounded registers (its `LockInfo::bounded`); otherwise the numbers are only reported.
 fn tokens(
     l: &Level,
     id: &str,
@@ -208,11 +299,12 @@ fn tokens(
     over: i64,
 ) -> Spec {
     let threads = [2, 3, 4];
+    let bounded = Said::of(lock).info.bounded;
     Spec::new(
         id,
         place,
         claim,
-        paper,
+        if bounded { paper } else { "unbounded" },
         l.verify(lock, &threads, "--passages 3"),
         move |o| {
             let e = Explored::of(o);
@@ -230,7 +322,7 @@ fn tokens(
                     .filter(|(n, t)| *t > *n as i64 + over)
                     .map(|(n, t)| format!("{t} at N = {n}"))
                     .collect();
-                if !over_at.is_empty() && j.verdict == Verdict::Holds {
+                if bounded && !over_at.is_empty() && j.verdict == Verdict::Holds {
                     j.verdict =
                         Verdict::Differs(format!("numbers past the bound: {}", over_at.join(", ")));
                 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::checks::{args, items, num, Explored, Level};
+use super::checks::{args, holds, items, num, Explored, Level, Said};
 use super::ledger::{Judged, Spec};
 
 /// The claims of seed 002.
@@ -46,31 +46,49 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         ));
     }
     let b = l.verify("b-bakery", &[2, 3, 4], "--passages 3");
-    for (id, claim, key) in [
-        ("002/thm4-me", "B-Bakery: mutual exclusion", "safety"),
+    // What B-Bakery's file claims (safe, FCFS, bounded registers), not this ledger.
+    let said = Said::of("b-bakery");
+    for (id, claim, key, claimed) in [
+        (
+            "002/thm4-me",
+            "B-Bakery: mutual exclusion",
+            "safety",
+            said.info.safe,
+        ),
         (
             "002/thm4-sf",
             "B-Bakery: starvation freedom",
             "deadlock|starv",
+            true,
         ),
-        ("002/thm4-fifo", "B-Bakery: doorway FIFO", "FCFS"),
+        (
+            "002/thm4-fifo",
+            "B-Bakery: doorway FIFO",
+            "FCFS",
+            said.info.fcfs,
+        ),
         (
             "002/thm4-bounded",
             "B-Bakery: registers bounded, tokens in {−1, …, 2n−2}",
             "invariant|token",
+            said.info.bounded,
         ),
     ] {
         v.push(Spec::new(
             id,
             "Theorem 4",
             claim,
-            "holds (proved)",
+            holds(claimed),
             b.clone(),
-            move |o| Ok(Explored::of(o).property(key)),
+            move |o| Ok(Explored::of(o).claimed(key, claimed)),
         ));
     }
     let mut modulus = b.clone();
-    let small = l.verify("b-bakery", &[2, 3], "--passages 3 --mutant modulus-2n-2");
+    let small = l.verify(
+        "b-bakery",
+        &[2, 3],
+        &format!("--passages 3 --mutant {}", said.mutant("modulus-2n-2")),
+    );
     modulus.extend(small.iter().cloned());
     let split = b.len();
     v.push(Spec::new(
@@ -111,11 +129,17 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         |o| Ok(Explored::of(o).property("lockstep|safety|invariant")),
     ));
     let cycles = if l.quick { 10 } else { 50 };
+    // Whether Lamport's Bakery claims bounded registers is its file's to say.
+    let lamport = if Said::of("lamport-bakery").info.bounded {
+        "bounded"
+    } else {
+        "unbounded"
+    };
     v.push(Spec::new(
         "002/sec3.1",
         "§3.1",
         "Lamport's Bakery: the token range grows without bound (one per cycle); UB-Bakery's stays within n",
-        "Lamport: unbounded; UB: ≤ n",
+        &format!("Lamport: {lamport}; UB: ≤ n"),
         vec![
             args(&format!(
                 "rmr --lock lamport-bakery,ub-bakery --threads 2 --schedule adversarial --passages {}",

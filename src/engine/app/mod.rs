@@ -5,6 +5,7 @@
 
 pub mod launch;
 pub mod program;
+mod record;
 pub mod stats;
 pub mod summary;
 

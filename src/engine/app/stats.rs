@@ -1,95 +1,11 @@
 //! The interposer's statistics file, read back: one JSON line per process that loaded the
 //! library and took a lock (the format is documented in docs/apps.md, "The statistics file";
-//! `interpose/src/stats.rs` writes it). A run's lines are added up into one record.
+//! `interpose/src/stats.rs` writes it). A run's lines are added up into one record, the
+//! [`Seen`] record defined once for both sides in `record.rs`.
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
-/// A latency histogram as the interposer writes it (ns; buckets are [lower bound, count]).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct Hist {
-    /// Sampled acquisitions it rests on.
-    pub samples: u64,
-    /// Median, ns (a bucket's lower bound: within 25% below the true value).
-    pub p50: u64,
-    /// 90th percentile, ns.
-    pub p90: u64,
-    /// 99th percentile, ns.
-    pub p99: u64,
-    /// Largest bucket seen, ns.
-    pub max: u64,
-    /// Non-empty buckets: [lower bound ns, count].
-    pub buckets: Vec<[u64; 2]>,
-}
-
-impl Hist {
-    /// Adds `other`'s samples and recomputes the quantiles.
-    pub fn add(&mut self, other: &Hist) {
-        let mut all = std::collections::BTreeMap::new();
-        for [low, n] in self.buckets.iter().chain(&other.buckets) {
-            *all.entry(*low).or_insert(0u64) += n;
-        }
-        self.buckets = all.into_iter().map(|(l, n)| [l, n]).collect();
-        self.samples = self.buckets.iter().map(|b| b[1]).sum();
-        let q = |q: f64| -> u64 {
-            let rank = ((q * self.samples as f64).ceil() as u64).max(1);
-            let mut seen = 0;
-            for [low, n] in &self.buckets {
-                seen += n;
-                if seen >= rank {
-                    return *low;
-                }
-            }
-            0
-        };
-        self.p50 = q(0.5);
-        self.p90 = q(0.9);
-        self.p99 = q(0.99);
-        self.max = self.buckets.last().map_or(0, |b| b[0]);
-    }
-}
-
-/// What the interposer saw in one run (every process's line added up).
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
-#[serde(default)]
-pub struct Seen {
-    /// Processes that wrote a line.
-    pub processes: u64,
-    /// The lock they ran on.
-    pub lock: String,
-    /// The id space (LOCKBENCH_PROCS).
-    pub procs: usize,
-    /// Most ids held at once (threads that took locks), largest over the processes.
-    pub ids_peak: usize,
-    /// Ids not given back (a thread locking after its exit destructor ran).
-    pub ids_leaked: usize,
-    /// Normal mutexes run on the lock.
-    pub mutexes: u64,
-    /// Rwlocks run on the lock.
-    pub rwlocks: u64,
-    /// Recursive, error-checking, robust or process-shared mutexes passed to the C library.
-    pub passthrough_mutexes: u64,
-    /// Acquisitions (lock, trylock, timed, read and write).
-    pub acquisitions: u64,
-    /// Acquisitions that found the lock held or wanted by another thread.
-    pub contended: u64,
-    /// Read (shared) acquisitions.
-    pub shared_acquisitions: u64,
-    /// Trylocks that failed.
-    pub trylock_failures: u64,
-    /// Calls passed to the C library untouched.
-    pub passthrough_ops: u64,
-    /// Condition-variable waits.
-    pub cond_waits: u64,
-    /// Times the oracle saw two threads inside together.
-    pub violations: u64,
-    /// Sampled wait (call → acquired).
-    pub wait_ns: Hist,
-    /// Sampled hold (acquired → release).
-    pub hold_ns: Hist,
-}
+pub use super::record::{Hist, Record as Seen};
 
 impl Seen {
     /// The share of acquisitions that were contended.
@@ -101,45 +17,18 @@ impl Seen {
         }
     }
 
-    fn add(&mut self, o: &Seen) {
-        self.processes += 1;
-        if self.lock.is_empty() {
-            self.lock.clone_from(&o.lock);
-        }
-        self.procs = self.procs.max(o.procs);
-        self.ids_peak = self.ids_peak.max(o.ids_peak);
-        self.ids_leaked += o.ids_leaked;
-        self.mutexes += o.mutexes;
-        self.rwlocks += o.rwlocks;
-        self.passthrough_mutexes += o.passthrough_mutexes;
-        self.acquisitions += o.acquisitions;
-        self.contended += o.contended;
-        self.shared_acquisitions += o.shared_acquisitions;
-        self.trylock_failures += o.trylock_failures;
-        self.passthrough_ops += o.passthrough_ops;
-        self.cond_waits += o.cond_waits;
-        self.violations += o.violations;
-        self.wait_ns.add(&o.wait_ns);
-        self.hold_ns.add(&o.hold_ns);
-    }
-
     /// Adds up the lines of a statistics file; `None` when there is no file or no line (the
     /// program took no lock, or died before its exit handlers ran).
     pub fn read(path: &Path) -> anyhow::Result<Option<Seen>> {
         let Ok(text) = std::fs::read_to_string(path) else {
             return Ok(None);
         };
-        let mut total = Seen::default();
-        for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let one: Seen = serde_json::from_str(line).map_err(|e| {
-                anyhow::anyhow!(
-                    "the interposer's statistics {} are unreadable: {e}",
-                    path.display()
-                )
-            })?;
-            total.add(&one);
-        }
-        Ok((total.processes > 0).then_some(total))
+        Seen::from_lines(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "the interposer's statistics {} are unreadable: {e}",
+                path.display()
+            )
+        })
     }
 
     /// Several runs' records added up (a lock's rounds).
@@ -148,11 +37,7 @@ impl Seen {
         for s in runs {
             match &mut total {
                 None => total = Some(s.clone()),
-                Some(t) => {
-                    let processes = t.processes + s.processes;
-                    t.add(s);
-                    t.processes = processes;
-                }
+                Some(t) => t.add(s),
             }
         }
         total
