@@ -50,6 +50,8 @@ struct GateState {
     threads: Vec<Option<Thread>>,
     arrived: usize,
     sched: Box<dyn Schedule>,
+    /// The schedule's view of every process, refilled at each decision.
+    views: Vec<ProcView>,
     evals: Vec<Vec<(Arc<Cell>, u64)>>,
     /// The current evaluation wrote (a test-and-set spin): its spins are never virtual.
     eval_wrote: Vec<bool>,
@@ -96,6 +98,7 @@ impl Gate {
                 threads: vec![None; n],
                 arrived: 0,
                 sched,
+                views: Vec::new(),
                 evals: vec![Vec::new(); n],
                 eval_wrote: vec![false; n],
                 waiting: vec![false; n],
@@ -171,58 +174,45 @@ impl Gate {
         }
     }
 
-    fn views(&self, st: &GateState) -> Vec<ProcView> {
-        st.procs
-            .iter()
-            .enumerate()
-            .map(|(p, s)| match s {
+    /// The schedule's view of every process, refilled in `out` (its vectors reused: the view
+    /// is rebuilt at every step a thread runs).
+    fn fill_views(&self, procs: &[PState], out: &mut Vec<ProcView>) {
+        out.resize_with(procs.len(), || ProcView {
+            kind: Kind::Done,
+            access: None,
+            reg: None,
+            remote: false,
+            invalidates: 0,
+            woken: false,
+            watching: Vec::new(),
+        });
+        for (p, (s, v)) in procs.iter().zip(out.iter_mut()).enumerate() {
+            v.watching.clear();
+            v.access = None;
+            v.reg = None;
+            v.remote = false;
+            v.invalidates = 0;
+            v.woken = false;
+            match s {
                 PState::Pending(a) => {
-                    let (access, reg, remote, invalidates) = match a {
-                        Some((c, a)) => {
-                            let inv = if a.writes() {
-                                c.valid_mask() & !(1u64 << p)
-                            } else {
-                                0
-                            };
-                            (
-                                Some(*a),
-                                Some(c.id()),
-                                c.would_be_remote(self.model, p, *a),
-                                inv,
-                            )
+                    v.kind = Kind::Pending;
+                    if let Some((c, a)) = a {
+                        v.access = Some(*a);
+                        v.reg = Some(c.id());
+                        v.remote = c.would_be_remote(self.model, p, *a);
+                        if a.writes() {
+                            v.invalidates = c.valid_mask() & !(1u64 << p);
                         }
-                        None => (None, None, false, 0),
-                    };
-                    ProcView {
-                        kind: Kind::Pending,
-                        access,
-                        reg,
-                        remote,
-                        invalidates,
-                        woken: false,
-                        watching: Vec::new(),
                     }
                 }
-                PState::Parked { reads, .. } => ProcView {
-                    kind: Kind::Parked,
-                    access: None,
-                    reg: None,
-                    remote: false,
-                    invalidates: 0,
-                    woken: reads.iter().any(|(c, v)| c.version() != *v),
-                    watching: reads.iter().map(|(c, _)| c.id()).collect(),
-                },
-                PState::Done => ProcView {
-                    kind: Kind::Done,
-                    access: None,
-                    reg: None,
-                    remote: false,
-                    invalidates: 0,
-                    woken: false,
-                    watching: Vec::new(),
-                },
-            })
-            .collect()
+                PState::Parked { reads, .. } => {
+                    v.kind = Kind::Parked;
+                    v.woken = reads.iter().any(|(c, ver)| c.version() != *ver);
+                    v.watching.extend(reads.iter().map(|(c, _)| c.id()));
+                }
+                PState::Done => v.kind = Kind::Done,
+            }
+        }
     }
 
     /// Picks the next process and hands it the turn (the caller holds the state lock).
@@ -230,26 +220,35 @@ impl Gate {
         if let Some(o) = st.observer.as_mut() {
             o();
         }
+        if st.error.is_some() {
+            return;
+        }
+        if st.procs.iter().all(|s| matches!(s, PState::Done)) {
+            self.turn.store(NONE, Ordering::SeqCst);
+            return;
+        }
+        let mut views = std::mem::take(&mut st.views);
+        self.fill_views(&st.procs, &mut views);
+        self.pick(st, &views);
+        st.views = views;
+    }
+
+    /// [`Gate::advance`]'s decision over `views`. A spin charged without running its thread
+    /// changes no process and no register, so the views (and whether everyone is stuck) stay
+    /// as they are until a thread runs.
+    fn pick(&self, st: &mut GateState, views: &[ProcView]) {
+        let stuck = views.iter().zip(&st.procs).all(|(v, s)| match s {
+            PState::Done => true,
+            PState::Parked { stable, .. } => *stable && !v.woken,
+            PState::Pending(_) => false,
+        });
         loop {
-            if st.error.is_some() {
-                return;
-            }
-            if st.procs.iter().all(|s| matches!(s, PState::Done)) {
-                self.turn.store(NONE, Ordering::SeqCst);
-                return;
-            }
             st.steps += 1;
             if st.steps > st.max_steps {
                 let why = format!("cut after {} scheduling steps", st.max_steps);
                 self.fail_locked(st, why);
                 return;
             }
-            let views = self.views(st);
-            let stuck = views.iter().zip(&st.procs).all(|(v, s)| match s {
-                PState::Done => true,
-                PState::Parked { stable, .. } => *stable && !v.woken,
-                PState::Pending(_) => false,
-            });
             if stuck {
                 self.fail_locked(
                     st,
@@ -257,7 +256,7 @@ impl Gate {
                 );
                 return;
             }
-            let q = st.sched.pick(&views);
+            let q = st.sched.pick(views);
             assert!(
                 q < self.n && views[q].kind != Kind::Done,
                 "schedule picked a finished process"

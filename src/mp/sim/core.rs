@@ -39,6 +39,8 @@ pub(super) struct Core<M> {
     /// tracked).
     pub(super) cast: bool,
     pub(super) deferred: Deferred<M>,
+    /// A broadcast's delivery times, reused (see [`Core::cast_times`]).
+    pub(super) cast_buf: Vec<u64>,
     /// (since, p) for every start of a wait, oldest first; entries whose process has since
     /// moved on are dropped when met.
     pub(super) waits: VecDeque<(f64, Pid)>,
@@ -89,6 +91,7 @@ impl<M: Message> Core<M> {
             q: Queue::with_capacity(4 * n),
             cast: cast && n > HOPS_MAX_N,
             deferred: Deferred::new(n),
+            cast_buf: Vec::with_capacity(n),
             waits: VecDeque::new(),
             n,
             delay: run.delay,
@@ -176,6 +179,31 @@ impl<M: Message> Core<M> {
             *link = t;
         }
         t
+    }
+
+    /// The delivery times (as bits) of a broadcast `from` → every other process sent now, in
+    /// receiver order, into `out`: the same draws as one [`Core::delivery`] per receiver, in
+    /// one loop over the sender's random stream and row of links.
+    pub(super) fn cast_times(&mut self, from: Pid, out: &mut Vec<u64>) {
+        out.clear();
+        let (now, delay, n) = (self.now, self.delay, self.n);
+        let rng = &mut self.delay_rng[from];
+        if self.fifo {
+            let row = &mut self.link_last[from * n..(from + 1) * n];
+            for (to, link) in row.iter_mut().enumerate() {
+                if to != from {
+                    let t = (now + delay.sample(rng)).max(*link);
+                    *link = t;
+                    out.push(t.to_bits());
+                }
+            }
+        } else {
+            for to in 0..n {
+                if to != from {
+                    out.push((now + delay.sample(rng)).to_bits());
+                }
+            }
+        }
     }
 
     /// Whether a watchdog check at time `t`, with the processes where they are now, could

@@ -67,10 +67,13 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
         let base = self.core.q.seq;
         self.core.q.seq += n as u64 - 1;
         let mut dests = self.core.q.spare_dests.pop().unwrap_or_default();
+        let mut times = std::mem::take(&mut self.core.cast_buf);
+        self.core.cast_times(me, &mut times);
+        let lazy = self.core.deferred.lazy;
         let mut letter = None;
-        for to in (0..n).filter(|&to| to != me) {
-            let t = self.core.delivery(me, to).to_bits();
-            if self.core.deferred.lazy && self.other(to).passive(&msg) {
+        for (i, &t) in times.iter().enumerate() {
+            let to = i + usize::from(i >= me);
+            if lazy && self.other(to).passive(&msg) {
                 let c = &mut *self.core;
                 let id = *letter
                     .get_or_insert_with(|| c.deferred.new_letter(msg.clone(), me, base, true, 0));
@@ -81,6 +84,7 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
             }
         }
         let c = &mut *self.core;
+        c.cast_buf = times;
         if dests.is_empty() {
             c.q.spare_dests.push(dests);
             return;
