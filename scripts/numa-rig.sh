@@ -75,7 +75,8 @@ bounded() {
     for t in /proc/\$pid/task/*; do
       echo "== \$(cat \$t/comm) wchan \$(cat \$t/wchan) state \$(cut -d' ' -f3 \$t/stat)"; cat \$t/stack
     done >\$out/\$name.stuck 2>&1
-    kill -9 \$pid; wait \$pid 2>/dev/null
+    # Not waited for: a process stuck in the kernel may never go.
+    kill -9 \$pid
     echo "rig: \$name hung after \$limit s (threads' stacks in \$name.stuck)"
   else
     wait \$pid; rc=\$?
