@@ -17,7 +17,7 @@ while IFS=$'\t' read -r name equivalent; do
         echo "equivalent  $name (argued in its lock's file)"
         continue
     fi
-    rows=$("$bin" claims --quick --mutant "$name" --format json 2>/dev/null || true)
+    rows=$("$bin" claims --quick --mutant "$name" --format json </dev/null 2>/dev/null || true)
     verdicts=$(printf '%s' "$rows" | python3 -c '
 import json, sys
 try:
