@@ -70,6 +70,54 @@ pub struct Tally {
     pub paths: Option<PathTally>,
     /// Recovery messages per restart operation (seed 003 §5.3.4), in runs with crashes.
     pub restarts: Option<RestartTally>,
+    /// Integers in the messages between distinct processes as they are serialized (the
+    /// simulator, n ≤ 64; what travels, not what the message says its size is): sum, messages.
+    pub observed_ints: (u64, u64),
+    /// The largest non-negative integer those messages carried.
+    pub observed_int_max: u64,
+    /// Whether the simulator counts `observed_ints` (n ≤ 64), and the buffer it serializes into.
+    sizes_on: bool,
+    buf: Vec<u8>,
+}
+
+/// Numbers in `json` outside its strings: the integers a serialized message carries (field
+/// and variant names are strings; booleans and nulls are not numbers), and the largest
+/// non-negative integer among them.
+fn numbers_in(json: &[u8]) -> (u64, u64) {
+    let (mut n, mut in_str, mut esc, mut in_num) = (0, false, false, false);
+    let (mut value, mut plain, mut largest) = (0u64, true, 0u64);
+    for &b in json {
+        if in_str {
+            match (esc, b) {
+                (true, _) => esc = false,
+                (false, b'\\') => esc = true,
+                (false, b'"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        let digit = b.is_ascii_digit() || (b == b'-' && !in_num);
+        if digit && !in_num {
+            n += 1;
+            (value, plain) = (0, b != b'-');
+        }
+        let was = in_num;
+        in_num = digit || (in_num && matches!(b, b'.' | b'e' | b'E' | b'+' | b'-'));
+        if in_num {
+            if b.is_ascii_digit() {
+                value = value.saturating_mul(10).saturating_add(u64::from(b - b'0'));
+            } else if was {
+                plain = false;
+            }
+        } else if was && plain {
+            largest = largest.max(value);
+        }
+        in_str = b == b'"';
+    }
+    if in_num && plain {
+        largest = largest.max(value);
+    }
+    (n, largest)
 }
 
 impl Tally {
@@ -105,6 +153,10 @@ impl Tally {
             per_proc_wait_max: vec![0.0; n],
             paths: None,
             restarts: None,
+            observed_ints: (0, 0),
+            observed_int_max: 0,
+            sizes_on: n <= 64,
+            buf: Vec::new(),
         }
     }
 
@@ -115,6 +167,20 @@ impl Tally {
         }
         if let Some(r) = self.restarts.as_mut() {
             r.observe(p, now, obs);
+        }
+    }
+
+    /// Counts the integers of `copies` copies of `msg` as serialized (n ≤ 64).
+    fn observe_size<M: Message>(&mut self, msg: &M, copies: u64) {
+        if !self.sizes_on {
+            return;
+        }
+        self.buf.clear();
+        if serde_json::to_writer(&mut self.buf, msg).is_ok() {
+            let (ints, largest) = numbers_in(&self.buf);
+            self.observed_ints.0 += copies * ints;
+            self.observed_ints.1 += copies;
+            self.observed_int_max = self.observed_int_max.max(largest);
         }
     }
 
@@ -129,6 +195,9 @@ impl Tally {
         }
         self.sent(from, to, msg);
         self.received(from, to, msg);
+        if from != to {
+            self.observe_size(msg, 1);
+        }
     }
 
     /// The receiver's part of [`Tally::message`]: a receiver-charged message counts towards
@@ -201,6 +270,7 @@ impl Tally {
         if others == 0 {
             return;
         }
+        self.observe_size(msg, others);
         if let Some(d) = self.paths.as_mut() {
             for to in (0..n).filter(|&to| to != from) {
                 d.message(from, to, msg);
@@ -389,6 +459,16 @@ impl Tally {
         self.path_wait.add(hops, from_request, describe);
     }
 
+    /// Records that an entry's path began at another process's exit (it waited for that
+    /// process's critical section to end); `describe` gives the path.
+    pub fn path_after_exit(&mut self, describe: impl Fn() -> String) {
+        let p = &mut self.path_wait;
+        p.after_exit += 1;
+        if p.first_after_exit.is_none() {
+            p.first_after_exit = Some(describe());
+        }
+    }
+
     /// Records the path an entry after an exit that emptied the system waited for: `hops`
     /// of its messages sent at that exit or later; `from_exit`: whether it began there (else
     /// it is also counted as begun elsewhere).
@@ -437,6 +517,10 @@ pub struct PathHops {
     pub longest: Option<String>,
     /// The first entry whose path began elsewhere, described.
     pub first_elsewhere: Option<String>,
+    /// Entries whose path began at another process's exit (counted among `elsewhere`).
+    pub after_exit: u64,
+    /// The first of those, described.
+    pub first_after_exit: Option<String>,
 }
 
 impl PathHops {
@@ -466,6 +550,10 @@ impl PathHops {
         }
         if self.first_elsewhere.is_none() {
             self.first_elsewhere.clone_from(&o.first_elsewhere);
+        }
+        self.after_exit += o.after_exit;
+        if self.first_after_exit.is_none() {
+            self.first_after_exit.clone_from(&o.first_after_exit);
         }
     }
 }
@@ -536,6 +624,13 @@ pub struct MpResult {
     pub messages_per_request_max: u64,
     /// Max per request counting self-messages (seed 004's Lemma 6 counts them).
     pub messages_per_request_max_with_self: u64,
+    /// Integers per message between distinct processes, counted in each message as it is
+    /// serialized, not taken from its own size (the simulator, n ≤ 64; null elsewhere).
+    pub message_size_observed_mean: Option<f64>,
+    /// The largest non-negative integer a message between distinct processes carried, as
+    /// serialized (the simulator, n ≤ 64; null elsewhere): seed 003 §5.2's bounded numbers
+    /// seen on the channels.
+    pub message_int_observed_max: Option<u64>,
     /// Self-messages per request, mean.
     pub self_messages_per_request_mean: f64,
     /// Per kind.
@@ -574,6 +669,11 @@ pub struct MpResult {
     pub waiting_path_elsewhere: Option<u64>,
     /// The first of those.
     pub waiting_path_elsewhere_first: Option<String>,
+    /// Entries whose path began at another process's exit (among `waiting_path_elsewhere`):
+    /// they waited for another process's critical section to end.
+    pub waiting_path_after_exit: Option<u64>,
+    /// The first of those, message by message.
+    pub waiting_path_after_exit_first: Option<String>,
     /// Synchronization delay in hops on the path waited for: its messages sent at the exit
     /// that emptied the system or later (mean).
     pub sync_delay_path_hops: Option<f64>,
@@ -649,6 +749,9 @@ impl MpResult {
         self.messages_per_request_mean = t.messages as f64 / req;
         self.messages_per_request_max = t.per_request_max;
         self.messages_per_request_max_with_self = t.per_request_max_with_self;
+        self.message_size_observed_mean =
+            (t.observed_ints.1 > 0).then(|| t.observed_ints.0 as f64 / t.observed_ints.1 as f64);
+        self.message_int_observed_max = (t.observed_ints.1 > 0).then_some(t.observed_int_max);
         self.self_messages_per_request_mean = t.self_messages as f64 / req;
         let mut kinds = t.kinds.clone();
         kinds.sort_by_key(|k| k.0);
@@ -689,6 +792,9 @@ impl MpResult {
             self.waiting_path_elsewhere = Some(p.elsewhere);
             self.waiting_path_elsewhere_first
                 .clone_from(&p.first_elsewhere);
+            self.waiting_path_after_exit = Some(p.after_exit);
+            self.waiting_path_after_exit_first
+                .clone_from(&p.first_after_exit);
         }
         self.throughput = if time > 0.0 {
             t.completed as f64 / time
@@ -711,6 +817,17 @@ impl MpResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_counted_outside_strings() {
+        assert_eq!(
+            numbers_in(br#"{"Token":{"a1":[3,-4,5.5e2],"b":true,"c":null,"d":"7"}}"#),
+            (3, 3)
+        );
+        assert_eq!(numbers_in(br#"{"Request":[12,0]}"#), (2, 12));
+        assert_eq!(numbers_in(br#"{"s":"x\"9"}"#), (0, 0));
+        assert_eq!(numbers_in(b"[18446744073709551615]"), (1, u64::MAX));
+    }
     use crate::mp::algo::ra1::Ra1Msg;
 
     #[test]

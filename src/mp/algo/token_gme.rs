@@ -106,6 +106,17 @@ pub struct TokenGme {
     /// A6 ages the requests it leaves queued (false only in the deliberately broken variant
     /// that checks Theorem 6's row: priority is then size alone, and a rare type starves).
     ageing: bool,
+    /// A6 waits for the current session's RELEASEs before choosing the next session (true
+    /// only in the deliberately broken variant that checks Theorem 10's row: the next session
+    /// then waits for a RELEASE and a TOKEN, two hops).
+    hold_for_releases: bool,
+    /// An even-numbered primary holder hands the primary token to its successor instead of
+    /// running A6 itself (true only in the deliberately broken variant that checks Theorem
+    /// 11's row: a request then waits for REQUEST, TOKEN, TOKEN, three hops).
+    detour: bool,
+    /// A1 broadcasts its REQUEST twice (true only in the deliberately broken variant that
+    /// checks Theorem 8's row: the copies are ignored, but each costs n − 1 messages).
+    request_twice: bool,
 }
 
 impl TokenGme {
@@ -143,6 +154,9 @@ impl TokenGme {
             ft: None,
             admit: true,
             ageing: true,
+            hold_for_releases: false,
+            detour: false,
+            request_twice: false,
         }
     }
 
@@ -151,6 +165,33 @@ impl TokenGme {
     #[cfg(test)]
     pub(crate) fn without_ageing(mut self) -> Self {
         self.ageing = false;
+        self
+    }
+
+    /// The deliberately broken variant whose primary holder starts the next session only when
+    /// every secondary of the current one has released (a RELEASE, then the TOKEN: two hops of
+    /// synchronization delay): a negative control for Theorem 10's row.
+    #[cfg(test)]
+    pub(crate) fn holding_for_releases(mut self) -> Self {
+        self.hold_for_releases = true;
+        self
+    }
+
+    /// The deliberately broken variant whose even-numbered primary holders pass the primary
+    /// token to their (odd) successor, which runs A6 (one hop more on every path through such
+    /// a holder): a negative control for Theorem 11's row.
+    #[cfg(test)]
+    pub(crate) fn with_detour(mut self) -> Self {
+        self.detour = true;
+        self
+    }
+
+    /// The deliberately broken variant whose A1 broadcasts each REQUEST twice (harmless, as
+    /// receivers ignore a number they have seen, but 3(n − 1) + 1 messages for a request that
+    /// releases): a negative control for Theorem 8's row.
+    #[cfg(test)]
+    pub(crate) fn requesting_twice(mut self) -> Self {
+        self.request_twice = true;
         self
     }
 
@@ -234,6 +275,29 @@ impl TokenGme {
             return;
         }
         if t.primary {
+            if self.hold_for_releases
+                && t.no_of_tokens_issued > 0
+                && !(self.session == t.session && self.no_of_release >= t.no_of_tokens_issued)
+            {
+                return;
+            }
+            // Only when no other token is out (none of this session's or the last one's
+            // secondaries) and the successor has no request known: it takes the token as
+            // any holder of a primary token it did not ask for does.
+            let succ = (self.me + 1) % self.request.len();
+            if self.detour
+                && self.me % 2 == 0
+                && succ % 2 == 1
+                && !t.queue.is_empty()
+                && t.no_of_tokens_issued == 0
+                && t.old_no_of_tokens == 0
+                && !self.queued[succ]
+                && !self.pending(t, succ)
+            {
+                let t = self.token.take().expect("just seen");
+                rt.send(succ, TgMsg::Token(t));
+                return;
+            }
             if !t.queue.is_empty() && !self.session_reset_first(rt) {
                 self.a6(rt);
             }
@@ -367,6 +431,9 @@ impl TokenGme {
         let num = self.req(self.me).0 + 1;
         self.numbered(num);
         rt.broadcast(self.request_msg(num, group));
+        if self.request_twice {
+            rt.broadcast(self.request_msg(num, group));
+        }
         // TG-8: the copy to oneself (TG-2 for a primary holder; MT-3).
         let also = self.want_also.clone();
         self.on_request_msg(rt, self.me, num, group, &also);

@@ -365,6 +365,9 @@ impl<M: Message> Core<M> {
         let (hops, now) = (&self.hops, self.now);
         let describe = || hops.describe(p, now);
         self.tally.path_wait(w.hops, w.from_request, describe);
+        if w.after_exit {
+            self.tally.path_after_exit(describe);
+        }
         if let Some(t0) = self.empty_since {
             let h = self.hops.hops_since(p, t0);
             self.tally.path_sync(h, w.from_sync, describe);

@@ -81,6 +81,10 @@ pub(super) struct Waited {
     pub(super) from_request: bool,
     /// Whether it begins at the exit that last emptied the system.
     pub(super) from_sync: bool,
+    /// Whether it begins at another process's exit: the entry waited for another process's
+    /// critical section to end (what seed 003's concurrent entry, Theorem 7, rules out when
+    /// every request is of one type).
+    pub(super) after_exit: bool,
 }
 
 impl Hops {
@@ -131,6 +135,10 @@ impl Hops {
             hops: u64::from(t.depth),
             from_request: t.origin != NONE && t.origin == self.req_origin[p],
             from_sync: t.origin != NONE && t.origin == self.sync_origin,
+            after_exit: self
+                .origins
+                .get(t.origin as usize)
+                .is_some_and(|&(q, what, _)| q != p && what == "leaves"),
         }
     }
 

@@ -141,8 +141,31 @@ pub(super) fn quote(v: &Value, fig: &str, at: Option<f64>, metric: &str) -> Resu
             } else {
                 "outside our interval; cause not established (the paper's value is read from its text, and we run 100 requests per process where it ran 500)"
             };
+            // How far outside the paper's value lies, against our interval's own width: a
+            // miss within one width is of the size a low-level interval makes by chance.
+            let near: Vec<String> = pts
+                .iter()
+                .filter(|p| p["paper_inside"] != true)
+                .map(|p| {
+                    let r = &p["ratio"];
+                    let (lo, hi) = (num(r, "lo"), num(r, "hi"));
+                    let gap = if paper < lo { lo - paper } else { paper - hi };
+                    format!(
+                        "{} = {}: {:.3} from our interval, whose width is {:.3} ({})",
+                        p["param"].as_str().unwrap_or("x"),
+                        num(p, "value"),
+                        gap,
+                        hi - lo,
+                        if gap < hi - lo {
+                            "within one width"
+                        } else {
+                            "beyond one width"
+                        }
+                    )
+                })
+                .collect();
             let level = if few {
-                format!("; with {} seeds a side the interval's level is {:.0}%: about one such interval in {:.0} misses the true ratio, so this level's verdict may differ from the full level's (5 seeds, 97%)", num(r, "seeds"), 100.0 * num(r, "level"), 1.0 / (1.0 - num(r, "level")).max(1e-9))
+                format!("; with {} seeds a side the interval's level is {:.0}%: about one such interval in {:.0} misses the true ratio, so this level's verdict may differ from the full level's; {}", num(r, "seeds"), 100.0 * num(r, "level"), 1.0 / (1.0 - num(r, "level")).max(1e-9), near.join(", "))
             } else {
                 String::new()
             };
