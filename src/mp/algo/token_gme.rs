@@ -286,7 +286,7 @@ impl TokenGme {
             // any holder of a primary token it did not ask for does.
             let succ = (self.me + 1) % self.request.len();
             if self.detour
-                && self.me % 2 == 0
+                && self.me.is_multiple_of(2)
                 && succ % 2 == 1
                 && !t.queue.is_empty()
                 && t.no_of_tokens_issued == 0
