@@ -286,8 +286,8 @@ impl TokenGme {
             // any holder of a primary token it did not ask for does.
             let succ = (self.me + 1) % self.request.len();
             if self.detour
-                && self.me % 2 == 0
-                && succ % 2 == 1
+                && self.me.is_multiple_of(2)
+                && !succ.is_multiple_of(2)
                 && !t.queue.is_empty()
                 && t.no_of_tokens_issued == 0
                 && t.old_no_of_tokens == 0
