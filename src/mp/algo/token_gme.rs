@@ -287,7 +287,7 @@ impl TokenGme {
             let succ = (self.me + 1) % self.request.len();
             if self.detour
                 && self.me.is_multiple_of(2)
-                && succ % 2 == 1
+                && !succ.is_multiple_of(2)
                 && !t.queue.is_empty()
                 && t.no_of_tokens_issued == 0
                 && t.old_no_of_tokens == 0
