@@ -76,6 +76,10 @@ struct Cited<'a> {
     info: &'a LockInfo,
     /// The paper its source names (null for baselines and reference locks).
     citation: Option<&'static Citation>,
+    /// Its RMR bound per model, as its file states it (empty: none claimed).
+    bounds: Vec<BoundShown>,
+    /// Its seeded mutants, as its file describes them.
+    mutants: Vec<MutantShown>,
 }
 
 fn json(infos: &[LockInfo]) -> Result<String> {
@@ -84,6 +88,8 @@ fn json(infos: &[LockInfo]) -> Result<String> {
         .map(|info| Cited {
             info,
             citation: cite_source(info.source),
+            bounds: bounds(info),
+            mutants: mutants(info),
         })
         .collect();
     Ok(serde_json::to_string_pretty(&cited)? + "\n")
@@ -286,7 +292,90 @@ fn detail(i: &LockInfo) -> String {
         }
     );
     out.push_str(&hang("  notes:    ", i.notes));
+    for b in bounds(i) {
+        out.push_str(&hang(
+            "  bound:    ",
+            &format!(
+                "{} {} RMRs per passage, {} ({}; `rmr --lock {}` checks it)",
+                b.model, b.formula, b.direction, b.source, i.name
+            ),
+        ));
+    }
+    let mutants = mutants(i);
+    if !mutants.is_empty() {
+        let _ = writeln!(
+            out,
+            "  mutants:  {} (`verify --mutants {}` tries them)",
+            mutants.len(),
+            i.name
+        );
+    }
+    for m in mutants {
+        let equivalent = m
+            .equivalent
+            .map_or(String::new(), |w| format!("; equivalent: {w}"));
+        out.push_str(&hang(
+            "    ",
+            &format!("{}: {}: {}{equivalent}", m.name, m.line, m.change),
+        ));
+    }
     out
+}
+
+/// N at which a bound is evaluated to show its formula (the formula is in N; its value is not
+/// shown).
+const BOUND_N: usize = 4;
+
+/// A lock's RMR bound under one model, as `list` shows it (from the lock's own file).
+#[derive(Serialize)]
+struct BoundShown {
+    model: &'static str,
+    direction: &'static str,
+    formula: String,
+    source: String,
+}
+
+/// The bounds the lock's file states, per model.
+fn bounds(i: &LockInfo) -> Vec<BoundShown> {
+    [
+        crate::mem::Model::Cc,
+        crate::mem::Model::CcWb,
+        crate::mem::Model::Dsm,
+    ]
+    .into_iter()
+    .filter_map(|m| {
+        (i.bound)(m, BOUND_N).map(|b| BoundShown {
+            model: m.name(),
+            direction: match b.direction {
+                crate::locks::Direction::Upper => "upper",
+                crate::locks::Direction::Lower => "lower (the paper's worst case)",
+            },
+            formula: b.formula,
+            source: b.source,
+        })
+    })
+    .collect()
+}
+
+/// A seeded mutant, as `list` shows it (from the lock's own file).
+#[derive(Serialize)]
+struct MutantShown {
+    name: &'static str,
+    line: &'static str,
+    change: &'static str,
+    equivalent: Option<&'static str>,
+}
+
+fn mutants(i: &LockInfo) -> Vec<MutantShown> {
+    (i.mutants)()
+        .into_iter()
+        .map(|m| MutantShown {
+            name: m.name,
+            line: m.line,
+            change: m.change,
+            equivalent: m.equivalent,
+        })
+        .collect()
 }
 
 #[cfg(test)]
