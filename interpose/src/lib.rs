@@ -1,12 +1,12 @@
 //! `liblockbench_interpose.so`: under `LD_PRELOAD`, a dynamically linked program's pthread
 //! mutexes and rwlocks run on a lock of lockbench's registry (LiTL's approach: Guiroux et al.,
-//! USENIX ATC'16), chosen by `LOCKBENCH_LOCK` (see [`config`]); `pthread` runs the C library's
+//! USENIX ATC'16), chosen by `LOCKBENCH_LOCK` (see `config`); `pthread` runs the C library's
 //! own through the same bookkeeping, so the interposer's cost is measured too.
 //!
-//! Each exported function looks the object up in the address table ([`table`]), takes the
-//! calling thread's process id ([`ids`]) and acts: [`mutex`] (mutexes and condition variables)
-//! and [`rw`] (rwlocks), on stand-ins ([`lock`]: the chosen lock, the try-gate, the oracle).
-//! What it saw is written at exit ([`stats`]). The manual: docs/apps.md.
+//! Each exported function looks the object up in the address table (`table`), takes the
+//! calling thread's process id (`ids`) and acts: `mutex` (mutexes and condition variables)
+//! and `rw` (rwlocks), on stand-ins (`lock`: the chosen lock, the try-gate, the oracle).
+//! What it saw is written at exit (`stats`). The manual: docs/apps.md.
 //!
 //! Nothing here panics on the program's behalf: a setting it cannot honour is one line on
 //! stderr and exit 2, a limit it reaches (ids, table) one line and exit [`EXIT_GAVE_UP`].
