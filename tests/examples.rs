@@ -52,6 +52,15 @@ fn a_lock_over_memory_gets_every_command_with_its_bound_and_mutant() {
         "added after the built-in locks"
     );
     assert!(names.contains(&"ticket"));
+    // list shows its bound and its mutant, from its file.
+    let own = list.as_array().unwrap().last().unwrap();
+    assert_eq!(own["bounds"][0]["model"], "cc", "{own}");
+    assert_eq!(own["mutants"][0]["name"], "no-reset", "{own}");
+    let detail = run(&exe, &["list", "--lock", "anderson"], 0);
+    assert!(
+        detail.contains("bound:") && detail.contains("no-reset"),
+        "{detail}"
+    );
 
     // Its mutant, described in its file, is run and killed.
     let mutants = json(
