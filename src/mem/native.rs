@@ -6,7 +6,7 @@ use std::sync::Arc;
 use crossbeam_utils::CachePadded;
 
 use super::wide::NativeWide;
-use super::{Home, Memory, Register};
+use super::{Home, Memory};
 
 /// How a process busy-waits.
 ///
@@ -198,43 +198,57 @@ impl NativeMemory {
 #[derive(Debug, Default)]
 pub struct NativeRegister(CachePadded<AtomicI64>);
 
-impl Register for NativeRegister {
-    #[inline(always)]
-    fn read(&self, _p: usize) -> i64 {
-        self.0.load(Ordering::SeqCst)
-    }
+/// `Register` for a tuple struct over an `AtomicI64` (directly or through a padding wrapper
+/// that derefs to it): every access `SeqCst` but the release write, the peek `Relaxed`. One
+/// definition for the padded native register and the paged one.
+macro_rules! atomic_register {
+    ($t:ty) => {
+        impl $crate::mem::Register for $t {
+            #[inline(always)]
+            fn read(&self, _p: usize) -> i64 {
+                self.0.load(std::sync::atomic::Ordering::SeqCst)
+            }
 
-    #[inline(always)]
-    fn write(&self, _p: usize, v: i64) {
-        self.0.store(v, Ordering::SeqCst)
-    }
+            #[inline(always)]
+            fn write(&self, _p: usize, v: i64) {
+                self.0.store(v, std::sync::atomic::Ordering::SeqCst)
+            }
 
-    #[inline(always)]
-    fn write_release(&self, _p: usize, v: i64) {
-        self.0.store(v, Ordering::Release)
-    }
+            #[inline(always)]
+            fn write_release(&self, _p: usize, v: i64) {
+                self.0.store(v, std::sync::atomic::Ordering::Release)
+            }
 
-    #[inline(always)]
-    fn fetch_add(&self, _p: usize, v: i64) -> i64 {
-        self.0.fetch_add(v, Ordering::SeqCst)
-    }
+            #[inline(always)]
+            fn fetch_add(&self, _p: usize, v: i64) -> i64 {
+                self.0.fetch_add(v, std::sync::atomic::Ordering::SeqCst)
+            }
 
-    #[inline(always)]
-    fn swap(&self, _p: usize, v: i64) -> i64 {
-        self.0.swap(v, Ordering::SeqCst)
-    }
+            #[inline(always)]
+            fn swap(&self, _p: usize, v: i64) -> i64 {
+                self.0.swap(v, std::sync::atomic::Ordering::SeqCst)
+            }
 
-    #[inline(always)]
-    fn compare_exchange(&self, _p: usize, current: i64, new: i64) -> Result<i64, i64> {
-        self.0
-            .compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
-    }
+            #[inline(always)]
+            fn compare_exchange(&self, _p: usize, current: i64, new: i64) -> Result<i64, i64> {
+                self.0.compare_exchange(
+                    current,
+                    new,
+                    std::sync::atomic::Ordering::SeqCst,
+                    std::sync::atomic::Ordering::SeqCst,
+                )
+            }
 
-    #[inline(always)]
-    fn peek(&self) -> i64 {
-        self.0.load(Ordering::Relaxed)
-    }
+            #[inline(always)]
+            fn peek(&self) -> i64 {
+                self.0.load(std::sync::atomic::Ordering::Relaxed)
+            }
+        }
+    };
 }
+pub(crate) use atomic_register;
+
+atomic_register!(NativeRegister);
 
 impl Memory for NativeMemory {
     type Reg = NativeRegister;
@@ -273,6 +287,7 @@ impl Memory for NativeMemory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mem::Register;
 
     #[test]
     fn registers_are_padded_apart() {

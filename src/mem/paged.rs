@@ -6,11 +6,11 @@
 //! memory (a page per register instead of 128 bytes: 32 times more) and a TLB entry per
 //! register touched; without a memory policy the runner keeps native memory's layout.
 
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::AtomicI64;
 
 use super::native::NativeMemory;
 use super::wide::NativeWide;
-use super::{Home, Memory, Register};
+use super::{Home, Memory};
 
 /// The bytes each register takes: one x86-64 base page. (On a machine with larger base pages
 /// several registers share one, and `Placed::mixed` counts the pages that mix owners.)
@@ -27,43 +27,7 @@ pub struct PagedRegister(AtomicI64);
 
 const _: () = assert!(std::mem::size_of::<PagedRegister>() == REGISTER_PAGE);
 
-impl Register for PagedRegister {
-    #[inline(always)]
-    fn read(&self, _p: usize) -> i64 {
-        self.0.load(Ordering::SeqCst)
-    }
-
-    #[inline(always)]
-    fn write(&self, _p: usize, v: i64) {
-        self.0.store(v, Ordering::SeqCst)
-    }
-
-    #[inline(always)]
-    fn write_release(&self, _p: usize, v: i64) {
-        self.0.store(v, Ordering::Release)
-    }
-
-    #[inline(always)]
-    fn fetch_add(&self, _p: usize, v: i64) -> i64 {
-        self.0.fetch_add(v, Ordering::SeqCst)
-    }
-
-    #[inline(always)]
-    fn swap(&self, _p: usize, v: i64) -> i64 {
-        self.0.swap(v, Ordering::SeqCst)
-    }
-
-    #[inline(always)]
-    fn compare_exchange(&self, _p: usize, current: i64, new: i64) -> Result<i64, i64> {
-        self.0
-            .compare_exchange(current, new, Ordering::SeqCst, Ordering::SeqCst)
-    }
-
-    #[inline(always)]
-    fn peek(&self) -> i64 {
-        self.0.load(Ordering::Relaxed)
-    }
-}
+super::native::atomic_register!(PagedRegister);
 
 impl Memory for PagedMemory {
     type Reg = PagedRegister;
@@ -102,6 +66,7 @@ impl Memory for PagedMemory {
 mod tests {
     use super::*;
     use crate::mem::placement::record;
+    use crate::mem::Register;
 
     #[test]
     fn each_register_of_an_array_starts_its_own_page() {
