@@ -80,8 +80,10 @@ fn the_mutant_table_aligns_long_names_and_says_how_hard_it_tried() {
         ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    // 20 schedules is a short budget: a mutant may survive it, and then the exit code says so.
+    let survived = text.contains("SURVIVED");
+    assert_eq!(out.status.code(), Some(i32::from(survived)), "{out:?}");
     let lines: Vec<&str> = text.lines().collect();
     let column = |line: &str, word: &str| line.find(word).map(|b| line[..b].chars().count());
     let at = column(lines[0], "result").unwrap();
@@ -104,8 +106,13 @@ fn the_mutant_table_aligns_long_names_and_says_how_hard_it_tried() {
     );
     // A row that was not killed shows what it explored, not a dash.
     for row in rows.iter().filter(|r| !r.contains("killed")) {
+        // The schedules explored: the cell after the verdict (the line column has spaces).
         let cells: Vec<&str> = row.split_whitespace().collect();
-        assert!(cells[4].parse::<usize>().unwrap() > 0, "{row}");
+        let verdict = cells
+            .iter()
+            .position(|c| ["equiv.", "SURVIVED"].contains(c))
+            .unwrap();
+        assert!(cells[verdict + 1].parse::<usize>().unwrap() > 0, "{row}");
     }
 }
 
