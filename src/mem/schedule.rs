@@ -263,11 +263,12 @@ pub type Expand = Box<dyn Fn(usize, usize) -> Vec<Goal> + Send>;
 /// ```
 /// use lockbench::locks::WorstCase;
 /// use lockbench::mem::Script;
-/// let worst = WorstCase {
-///     script: Script::new(std::iter::empty()), // no goal: round-robin to the end
-///     detail: "every process in turn",
-///     found_by: "round-robin",
-/// };
+/// // No goal: round-robin to the end.
+/// let worst = WorstCase::new(
+///     Script::new(std::iter::empty()),
+///     "every process in turn",
+///     "round-robin",
+/// );
 /// assert_eq!(worst.found_by, "round-robin");
 /// ```
 pub struct Script {
