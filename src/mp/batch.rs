@@ -65,15 +65,19 @@ pub fn simulate(model: &Model, opts: &SimOptions) -> Result<Vec<MpResult>, Usage
     }
     // A trace interleaves nothing: one simulation at a time.
     let jobs = if opts.trace { 1 } else { opts.jobs };
-    Ok(super::in_parallel(&runs, jobs, |&(info, ref cfg)| {
-        let r = crate::with_algo!(&info, |make| sim::run_typed(
-            cfg,
-            &opts.crashes,
-            opts.types_per_request,
-            make
-        ));
-        with_rules(r, &info)
-    }))
+    Ok(crate::runner::parallel::in_parallel(
+        &runs,
+        jobs,
+        |&(info, ref cfg)| {
+            let r = crate::with_algo!(&info, |make| sim::run_typed(
+                cfg,
+                &opts.crashes,
+                opts.types_per_request,
+                make
+            ));
+            with_rules(r, &info)
+        },
+    ))
 }
 
 /// Runs every algorithm of `model` in turn on the threaded runtime (`pin`: each process

@@ -618,7 +618,7 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Poi
         }
     }
     let n = runs[0].2.run.setup.n;
-    let results = super::in_parallel(&runs, jobs, |&(_, info, ref cfg)| {
+    let results = crate::runner::parallel::in_parallel(&runs, jobs, |&(_, info, ref cfg)| {
         crate::with_algo!(info, |make| sim::run(cfg, make))
     });
     let failures = results

@@ -2,8 +2,6 @@
 //! adversarial cell, every schedule its search tries, spread over threads; the results are
 //! assembled in the serial order, so they do not depend on the number of jobs.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use super::search::{pick_worst, tries};
 use super::{run_with, RmrOptions, RmrReport};
 use crate::registry::LockEntry;
@@ -19,7 +17,7 @@ pub fn run_all(cells: &[(&LockEntry, RmrOptions)], jobs: usize) -> Vec<Result<Rm
         runs.extend(list.iter().map(|&t| (c, o.clone(), t)));
         spans.push(list);
     }
-    let done = map_ordered(&runs, jobs, |(c, o, t)| {
+    let done = crate::runner::parallel::in_parallel(&runs, jobs, |(c, o, t)| {
         let (sched, detail, found_by, victim) = t.schedule(cells[*c].0, o);
         run_with(cells[*c].0, o, sched, detail, found_by, victim)
     });
@@ -28,38 +26,6 @@ pub fn run_all(cells: &[(&LockEntry, RmrOptions)], jobs: usize) -> Vec<Result<Rm
         .into_iter()
         .map(|list| pick_worst(&list, done.by_ref().take(list.len()).collect()))
         .collect()
-}
-
-/// `f` of every item, in order, on at most `jobs` threads (0: one per CPU).
-fn map_ordered<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let cpus = std::thread::available_parallelism().map_or(1, |c| c.get());
-    let jobs = if jobs == 0 { cpus } else { jobs }.min(items.len());
-    if jobs <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, R)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..jobs)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else {
-                            return mine;
-                        };
-                        mine.push((i, f(item)));
-                    }
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    });
-    done.sort_unstable_by_key(|&(i, _)| i);
-    done.into_iter().map(|(_, r)| r).collect()
 }
 
 #[cfg(test)]

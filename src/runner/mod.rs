@@ -8,6 +8,7 @@ pub mod exec;
 pub mod fidelity;
 pub mod host;
 mod hot_loop;
+pub(crate) mod parallel;
 pub mod placement;
 pub mod sampling;
 mod shared;
