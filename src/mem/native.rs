@@ -261,17 +261,7 @@ impl Memory for NativeMemory {
     /// As the default, and noted for placement recording, so a run can bind each
     /// process's registers to its node.
     fn array(&self, len: usize, home: impl Fn(usize) -> Home, init: i64) -> Box<[NativeRegister]> {
-        let regs: Box<[NativeRegister]> = (0..len)
-            .map(|_| self.register(Home::Shared, init))
-            .collect();
-        if !regs.is_empty() {
-            super::placement::note(|| super::placement::Region {
-                addr: regs.as_ptr() as usize,
-                stride: std::mem::size_of::<NativeRegister>(),
-                homes: (0..len).map(home).collect(),
-            });
-        }
-        regs
+        super::placement::noted_array(len, home, || self.register(Home::Shared, init))
     }
 
     fn wide(&self, _home: Home, words: usize, init: i64) -> NativeWide {

@@ -39,17 +39,7 @@ impl Memory for PagedMemory {
 
     /// A page per register, noted for placement recording as native memory's arrays are.
     fn array(&self, len: usize, home: impl Fn(usize) -> Home, init: i64) -> Box<[PagedRegister]> {
-        let regs: Box<[PagedRegister]> = (0..len)
-            .map(|_| self.register(Home::Shared, init))
-            .collect();
-        if !regs.is_empty() {
-            super::placement::note(|| super::placement::Region {
-                addr: regs.as_ptr() as usize,
-                stride: std::mem::size_of::<PagedRegister>(),
-                homes: (0..len).map(home).collect(),
-            });
-        }
-        regs
+        super::placement::noted_array(len, home, || self.register(Home::Shared, init))
     }
 
     fn wide(&self, _home: Home, words: usize, init: i64) -> NativeWide {

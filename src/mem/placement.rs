@@ -173,6 +173,24 @@ pub fn record<T>(build: impl FnOnce() -> T) -> (T, Vec<Region>) {
     (value, regions)
 }
 
+/// `len` registers made by `make`, one after another, their region noted for placement
+/// recording with each register's home (what every memory's `array` does).
+pub(crate) fn noted_array<R>(
+    len: usize,
+    home: impl Fn(usize) -> super::Home,
+    make: impl Fn() -> R,
+) -> Box<[R]> {
+    let regs: Box<[R]> = (0..len).map(|_| make()).collect();
+    if !regs.is_empty() {
+        note(|| Region {
+            addr: regs.as_ptr() as usize,
+            stride: std::mem::size_of::<R>(),
+            homes: (0..len).map(home).collect(),
+        });
+    }
+    regs
+}
+
 /// Notes an array just allocated, when [`record`] is watching this thread.
 /// A lock may be built while the thread's locals are being torn down (the interposer builds
 /// one for a `pthread_mutex_destroy` run by a library's finaliser at exit): nothing is watching
