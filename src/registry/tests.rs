@@ -146,3 +146,17 @@ fn the_bounded_cts_mutants_that_break_property_1_are_caught() {
         );
     }
 }
+
+#[test]
+fn every_paper_lock_of_the_registry_cites_a_seed() {
+    for e in registry() {
+        let s = e.info.source;
+        if s.contains("seed ") {
+            assert!(
+                crate::locks::sources::cite_source(s).is_some(),
+                "{}: {s}",
+                e.info.name
+            );
+        }
+    }
+}
