@@ -368,6 +368,15 @@ fn report_and_compare_find_results_at_any_depth_and_name_damaged_ones() {
     // An unusable --out: one line, exit 2.
     let file = write(dir.path(), "f", "x");
     refused(&["report", r, "--out", &file], "is not a directory");
+    // A directory where the report writes a file: exit 2 before reading anything, never 74
+    // after rendering.
+    let taken = dir.path().join("taken");
+    std::fs::create_dir_all(taken.join("report.md")).unwrap();
+    let err = refused(
+        &["report", r, "--out", taken.to_str().unwrap()],
+        "report.md is a directory, where the report writes its report.md",
+    );
+    assert!(err.contains("give another --out"), "{err}");
     // Nothing found says how deep it looked; a damaged file is named.
     let empty = dir.path().join("empty");
     std::fs::create_dir(&empty).unwrap();

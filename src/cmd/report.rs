@@ -41,7 +41,16 @@ pub fn exec(args: &Args) -> Result<i32> {
     )?;
     // What the report writes: a directory there is bad input, found before anything is read.
     for file in ["report.md", "report.html"] {
-        crate::opts::out::check_file("report", &out.join(file))?;
+        let path = out.join(file);
+        if path.is_dir() {
+            return Err(crate::error::UsageError(format!(
+                "report: {} is a directory, where the report writes its {file}: move it away or \
+                 give another --out",
+                crate::opts::io::shown(&path)
+            ))
+            .into());
+        }
+        crate::opts::out::check_file("report", &path)?;
     }
     for dir in ["plots", "hlog"] {
         crate::opts::out::check_dir("report", &out.join(dir))?;
