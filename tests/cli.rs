@@ -19,14 +19,16 @@ const PAPER_LOCKS: [&str; 9] = [
     "zehavi-kex",
 ];
 
-const BASELINES: [&str; 7] = [
+const BASELINES: [&str; 9] = [
     "ticket",
     "spin-ticket",
     "parking-lot-mutex",
     "std-mutex",
     "parking-lot-rwlock",
+    "spin-gme",
     "condvar-gme",
     "semaphore",
+    "spin-semaphore",
 ];
 
 #[test]

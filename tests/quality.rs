@@ -122,11 +122,11 @@ fn a_ratio_on_one_round_is_flagged_and_gme_runs_take_a_gme_baseline() {
     ];
     let (runs, _, _) = run(dir.path(), &[&args[..], &["--repeat", "1"]].concat());
     assert!(
-        runs.iter().any(|r| r["lock"] == "condvar-gme"),
+        runs.iter().any(|r| r["lock"] == "spin-gme"),
         "the GME baseline ran"
     );
     let glb = runs.iter().find(|r| r["lock"] == "glb").unwrap();
-    assert_eq!(glb["baseline"], "condvar-gme");
+    assert_eq!(glb["baseline"], "spin-gme");
     let f = flags(glb);
     assert!(f.contains(&"few-paired-rounds".to_string()), "{f:?}");
     assert!(f.contains(&"spread-undefined".to_string()), "{f:?}");
@@ -147,11 +147,11 @@ fn a_ratio_on_one_round_is_flagged_and_gme_runs_take_a_gme_baseline() {
     let text = table(&[&args[..], &["--repeat", "1"]].concat());
     let row = text.lines().find(|l| l.starts_with("glb")).unwrap();
     assert!(row.contains("x!"), "{text}");
-    assert!(text.contains("baseline condvar-gme"), "{text}");
+    assert!(text.contains("baseline spin-gme"), "{text}");
 }
 
 #[test]
-fn k_exclusion_runs_take_the_semaphore_and_the_header_says_how_it_waits() {
+fn k_exclusion_runs_take_the_spinning_semaphore_and_the_header_says_how_it_waits() {
     let args = [
         "--lock",
         "zehavi-kex",
@@ -167,8 +167,8 @@ fn k_exclusion_runs_take_the_semaphore_and_the_header_says_how_it_waits() {
     let dir = tempfile::tempdir().unwrap();
     let (runs, _, _) = run(dir.path(), &args);
     let z = runs.iter().find(|r| r["lock"] == "zehavi-kex").unwrap();
-    assert_eq!(z["baseline"], "semaphore");
-    assert!(runs.iter().any(|r| r["lock"] == "semaphore"));
+    assert_eq!(z["baseline"], "spin-semaphore");
+    assert!(runs.iter().any(|r| r["lock"] == "spin-semaphore"));
     // Every result names the build that measured it.
     let b = &z["build"];
     assert!(b["rustc"].as_str().unwrap().starts_with("rustc "), "{b}");
@@ -183,8 +183,8 @@ fn k_exclusion_runs_take_the_semaphore_and_the_header_says_how_it_waits() {
         .find(|l| l.starts_with("latency = "))
         .unwrap_or_else(|| panic!("{text}"));
     assert!(
-        header.contains("baseline semaphore (sleeps while waiting: ")
-            || header.contains("baseline semaphore (spins while waiting: "),
+        header.contains("baseline spin-semaphore (sleeps while waiting: ")
+            || header.contains("baseline spin-semaphore (spins while waiting: "),
         "{header}"
     );
     assert!(header.contains("context switches per passage)"), "{header}");
@@ -200,7 +200,7 @@ fn k_exclusion_runs_take_the_semaphore_and_the_header_says_how_it_waits() {
     let help = lockbench().args(["run", "--help"]).output().unwrap();
     let help = String::from_utf8(help.stdout).unwrap();
     assert!(
-        help.contains("semaphore when every one is a k-exclusion lock"),
+        help.contains("spin-semaphore when every one is a k-exclusion lock"),
         "{help}"
     );
 }

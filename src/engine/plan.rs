@@ -210,17 +210,17 @@ fn chosen_locks(
             ));
         }
     }
-    // A run of one problem's locks only is compared with a baseline of that problem, not
-    // with a mutex: GME with `condvar-gme` (it sleeps while it waits; the header says so, with
-    // its context switches per passage), k-exclusion with `semaphore`.
+    // A run of one problem's locks only is compared with a baseline of that problem that waits
+    // as the algorithms do, by spinning: GME with `spin-gme`, k-exclusion with
+    // `spin-semaphore` (the header says how the baseline waited, measured).
     let only = |p: Problem| {
         explicit
             .as_ref()
             .is_some_and(|l| l.iter().all(|e| e.info.problem == p))
     };
     let name = match &opts.baseline {
-        None if only(Problem::Gme) => "condvar-gme".to_string(),
-        None if only(Problem::KExclusion) => "semaphore".to_string(),
+        None if only(Problem::Gme) => "spin-gme".to_string(),
+        None if only(Problem::KExclusion) => "spin-semaphore".to_string(),
         _ => opts.baseline(),
     };
     let baseline = lookup(&name).map_err(|_| {

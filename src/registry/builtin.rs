@@ -3,7 +3,7 @@
 
 use super::LockEntry;
 use crate::generic_entry;
-use crate::locks::baseline::{condvar, external, noop, ticket};
+use crate::locks::baseline::{condvar, external, noop, spinning, ticket};
 use crate::locks::paper::{
     burns_lamport, bw_bakery, bwb_gme, glb, lamport_bakery, ub_bakery, zehavi,
 };
@@ -19,8 +19,10 @@ pub(super) fn entries() -> Vec<LockEntry> {
         LockEntry::raw_mutex::<parking_lot::RawMutex>(external::PARKING_LOT_MUTEX),
         LockEntry::native_only(external::STD_MUTEX, external::StdMutex::new),
         LockEntry::raw_rwlock::<parking_lot::RawRwLock>(external::PARKING_LOT_RWLOCK),
+        generic_entry!(spinning::SPIN_GME, spinning::SpinGme),
         LockEntry::native_only(condvar::CONDVAR_GME, condvar::CondvarGme::new),
         LockEntry::native_only(condvar::SEMAPHORE, condvar::Semaphore::new),
+        generic_entry!(spinning::SPIN_SEMAPHORE, spinning::SpinSemaphore),
         LockEntry::native_only(noop::INFO, |_| noop::Noop),
         // reference
         generic_entry!(mcs::INFO, mcs::Mcs),

@@ -253,14 +253,17 @@ pub fn how_it_waits(results: &[RunResult], name: &str) -> String {
     match per_passage {
         None => "how it waits not measured".into(),
         Some(x) if x >= SLEEPS_PER_PASSAGE => {
-            let gme = results.iter().any(|r| r.lock == name && r.problem == "gme");
+            let problem = results
+                .iter()
+                .find(|r| r.lock == name)
+                .map(|r| r.problem.as_str());
             format!(
                 "sleeps while waiting: {x:.2} context switches per passage, so a spinning lock's \
                  ratio to it counts the sleeps too; {} compares with a spinning one",
-                if gme {
-                    "--baseline glb"
-                } else {
-                    "a spinning --baseline"
+                match problem {
+                    Some("gme") => "--baseline spin-gme",
+                    Some("k-exclusion") => "--baseline spin-semaphore",
+                    _ => "--baseline ticket",
                 }
             )
         }
@@ -683,7 +686,7 @@ mod tests {
         assert_eq!(
             how_it_waits(&runs, "condvar-gme"),
             "sleeps while waiting: 0.30 context switches per passage, so a spinning lock's \
-             ratio to it counts the sleeps too; --baseline glb compares with a spinning one"
+             ratio to it counts the sleeps too; --baseline spin-gme compares with a spinning one"
         );
         assert_eq!(
             how_it_waits(&runs, "ticket"),

@@ -114,8 +114,8 @@ pub struct RunArgs {
     #[arg(long, visible_alias = "rounds")]
     #[serde(alias = "rounds")]
     pub repeat: Option<usize>,
-    /// Lock every other is compared with (default ticket; condvar-gme when every lock asked
-    /// for is a GME lock, semaphore when every one is a k-exclusion lock).
+    /// Lock every other is compared with (default ticket; spin-gme when every lock asked
+    /// for is a GME lock, spin-semaphore when every one is a k-exclusion lock).
     #[arg(long)]
     pub baseline: Option<String>,
     /// `--format`: table (default), json, csv or md.

@@ -3,4 +3,5 @@
 pub mod condvar;
 pub mod external;
 pub mod noop;
+pub mod spinning;
 pub mod ticket;
