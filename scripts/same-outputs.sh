@@ -158,8 +158,11 @@ PY
         -e 's/ safety  wall s(  Mev\/s)?$/ safety  TIMES/' -e '/^[- ]+$/d' "$out"/sim*.out
 }
 
-capture "$1" "$work/old"
-capture "$2" "$work/new"
+# Both binaries at once (their outputs are deterministic; the measured commands are compared
+# by shape only).
+capture "$1" "$work/old" &
+capture "$2" "$work/new" &
+wait
 rm -rf "$work/old/rep" "$work/new/rep" "$work/old/corr" "$work/new/corr"
 # A measured command that gave no output on either side (a busy host refused): not compared.
 for f in "$work"/old/*.fields; do

@@ -10,6 +10,7 @@
 //! are printed beside our intervals, never used to tune them.
 
 use std::path::Path;
+use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
@@ -475,12 +476,47 @@ fn each_point(
             seeds
         };
     }
+    // Every run of every point in one list, run in parallel (points too, so that no core
+    // idles at a point's last long run); each point is summed up, in order, once its runs
+    // are done.
+    let mut runs = Vec::new();
+    let mut points = Vec::new();
     for fig in &s.figure {
         for &v in &fig.values {
-            sink(fig, point(&s, fig, v, jobs)?)?;
+            let first = runs.len();
+            for (i, name) in fig.compare.iter().enumerate() {
+                let info = algo::info(name).expect("checked");
+                for seed in 0..s.seeds {
+                    runs.push((i, info, config(&s, fig, v, name, 1 + seed as u64)));
+                }
+            }
+            points.push((fig, v, first..runs.len()));
         }
     }
-    Ok(())
+    let mut done: Vec<(MpResult, Instant, Instant)> = Vec::new();
+    let mut at = 0;
+    crate::runner::parallel::in_order(
+        &runs,
+        jobs,
+        |&(_, info, ref cfg)| {
+            let started = Instant::now();
+            let r = crate::with_algo!(info, |make| sim::run(cfg, make));
+            (r, started, Instant::now())
+        },
+        |i, r| {
+            done.push(r);
+            let (fig, v, ref range) = points[at];
+            if i + 1 < range.end {
+                return Ok(());
+            }
+            at += 1;
+            let sides: Vec<usize> = runs[range.clone()].iter().map(|r| r.0).collect();
+            sink(
+                fig,
+                point(fig, v, s.requests, &sides, &std::mem::take(&mut done)),
+            )
+        },
+    )
 }
 
 /// Runs the suite in `path` over `seeds` seeds (0: the suite's) and prints its tables;
@@ -608,27 +644,26 @@ fn config(suite: &Suite, fig: &Figure, v: f64, name: &str, seed: u64) -> SimConf
     }
 }
 
-fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Point> {
-    let started = std::time::Instant::now();
-    let mut runs = Vec::new();
-    for (i, name) in fig.compare.iter().enumerate() {
-        let info = algo::info(name).expect("checked");
-        for s in 0..suite.seeds {
-            runs.push((i, info, config(suite, fig, v, name, 1 + s as u64)));
-        }
-    }
-    let n = runs[0].2.run.setup.n;
-    let results = crate::runner::parallel::in_parallel(&runs, jobs, |&(_, info, ref cfg)| {
-        crate::with_algo!(info, |make| sim::run(cfg, make))
-    });
+/// A point summed up from its runs: each run's side (0: the ratio's numerator, 1: its
+/// denominator) and its result with when it started and ended.
+fn point(
+    fig: &Figure,
+    v: f64,
+    requests: u64,
+    sides: &[usize],
+    done: &[(MpResult, Instant, Instant)],
+) -> Point {
+    let results: Vec<&MpResult> = done.iter().map(|(r, ..)| r).collect();
+    let n = results[0].n;
     let failures = results
         .iter()
         .map(|r| r.safety_violations + u64::from(r.liveness_failure.is_some()))
         .sum();
     let side = |i: usize, m: Metric| -> Vec<f64> {
-        runs.iter()
+        sides
+            .iter()
             .zip(&results)
-            .filter(|((j, _, _), _)| *j == i)
+            .filter(|(j, _)| **j == i)
             .map(|(_, r)| m.of(r))
             .collect()
     };
@@ -646,7 +681,7 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Poi
                 param: fig.vary.clone(),
                 value: v,
                 n,
-                requests: suite.requests,
+                requests,
                 ratio_of: format!("{}/{}", fig.compare[0], fig.compare[1]),
                 metric,
                 ratio,
@@ -656,12 +691,14 @@ fn point(suite: &Suite, fig: &Figure, v: f64, jobs: usize) -> anyhow::Result<Poi
             }
         })
         .collect();
-    Ok(Point {
+    let first = done.iter().map(|d| d.1).min().expect("a point has runs");
+    let last = done.iter().map(|d| d.2).max().expect("a point has runs");
+    Point {
         results: results_of,
-        wall_seconds: started.elapsed().as_secs_f64(),
+        wall_seconds: last.duration_since(first).as_secs_f64(),
         run_seconds: results.iter().map(|r| r.wall_seconds).sum(),
         events: results.iter().map(|r| r.events).sum(),
-    })
+    }
 }
 
 #[cfg(test)]
@@ -754,18 +791,29 @@ quote = [{ at = 3, metric = "message_size", value = 2.22 }]
 
     #[test]
     fn results_do_not_depend_on_the_jobs() {
+        // Two figures of two points each: points run at once too, and come back in order.
+        let mut suite = tiny();
+        let mut f = suite.figure[0].clone();
+        f.name = "6a".into();
+        f.vary = "m".into();
+        f.values = vec![2.0, 3.0];
+        f.quote.clear();
+        suite.figure.push(f);
         let with = |jobs: usize| {
             let mut out = Vec::new();
-            each_point(&tiny(), 0, false, jobs, |_, p| {
+            let mut order = Vec::new();
+            each_point(&suite, 0, false, jobs, |fig, p| {
+                order.push(format!("{} {}", fig.name, p.results[0].value));
                 out.extend(p.results);
                 Ok(())
             })
             .unwrap();
+            assert_eq!(order, ["6f 3", "6f 40", "6a 2", "6a 3"], "jobs {jobs}");
             serde_json::to_string(&out).unwrap()
         };
         let one = with(1);
         assert!(one.contains("\"figure\":\"6f\""), "{one}");
-        for jobs in [2, 5] {
+        for jobs in [0, 2, 5] {
             assert_eq!(with(jobs), one, "jobs {jobs}");
         }
     }
