@@ -53,6 +53,14 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         ));
     }
     v.push(lemma5(l, said.claims.fife));
+    v.push(Spec::new(
+        "001/obs1-3",
+        "Observations 1–3",
+        "Compete[p][i], Ignore[p][i] and Reveal[p] are true exactly between the lines that raise and lower them",
+        "holds at every step (proved)",
+        kex.clone(),
+        |o| Ok(Explored::of(o).property("Observation")),
+    ));
     let tolerant = said.claims.crash_tolerant;
     v.push(Spec::new(
         "001/thm1-sf",

@@ -806,6 +806,7 @@ mod tests {
         l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
         ready_to_flip(&l, 1, WHITE);
         l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
         // Writing the colour it already has changes nothing.
         l.lemma_step(2, line::FLIP, [BLACK, 0]).unwrap();
         ready_to_flip(&l, 2, BLACK);
@@ -816,6 +817,7 @@ mod tests {
         l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
         ready_to_flip(&l, 1, WHITE);
         l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
         l.lemma_step(0, line::DONE, [0, 0]).unwrap();
         ready_to_flip(&l, 2, BLACK);
         l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap();
@@ -833,7 +835,8 @@ mod tests {
         let l = scheduled(4);
         ready_to_flip(&l, 1, WHITE);
         l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
-        l.lemma_step(3, line::READ_COLOR, [WHITE, 9]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
+        // Process 3 read GlobalColor before process 1 changed it.
         l.lemma_step(2, line::READ_COLOR, [BLACK, 8]).unwrap();
         l.lemma_step(2, line::READ_TOKEN, [3, token(9, BLACK, 1)])
             .unwrap();
@@ -847,6 +850,7 @@ mod tests {
         let l = scheduled(4);
         ready_to_flip(&l, 1, WHITE);
         l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
         ready_to_flip(&l, 2, BLACK);
         l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap();
     }
@@ -911,6 +915,7 @@ mod tests {
         l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
         l.lemma_step(0, line::NUMBER, [2, 0]).unwrap();
         l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
         l.lemma_step(1, line::FLIP, [WHITE, 0]).unwrap();
     }
 
