@@ -75,3 +75,30 @@ fn lkcs_and_lmutin_with_one_grant_past_l_turn_their_rows() {
     let t = turned("004", "lmutin/l-minus-one");
     assert!(t.contains(&"004/thm1".to_string()), "{t:?}");
 }
+
+#[test]
+fn zehavis_dropped_allow_turns_fife_in_o_n_steps() {
+    // Line 12 dropped: a process enabled by a later entrant may still wait, so Lemma 5's row
+    // (FIFE within O(n) steps, counted by the scheduler) does not hold.
+    let t = turned("001", "zehavi-kex/no-allow");
+    assert!(t.contains(&"001/lemma5".to_string()), "{t:?}");
+}
+
+#[test]
+fn bwbgme_without_the_number_guard_breaks_lemma_8() {
+    // Line 28 dropped: a process with number 1 flips GlobalColor, which Lemma 8 rules out;
+    // its critical-section steps do not matter.
+    let rows = mutated("000", "bwb-gme/no-number-guard");
+    assert!(
+        rows.contains(&("000/bwbgme-lemma8".to_string(), "differs".to_string())),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn lamports_bakery_mutants_turn_its_rows() {
+    for m in ["no-gettoken", "no-choosing-wait", "token-le"] {
+        let t = turned("002", &format!("lamport-bakery/{m}"));
+        assert!(t.contains(&"002/lamport-me".to_string()), "{m}: {t:?}");
+    }
+}

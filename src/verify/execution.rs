@@ -39,6 +39,8 @@ pub(super) struct Tally {
     pub(super) crashed: Mutex<Vec<usize>>,
     /// The largest token seen after any write of any execution ([`Lock::largest_token`]).
     pub(super) largest_token: Mutex<Option<i64>>,
+    /// The most steps from being enabled (FIFE) to entering, over every execution.
+    pub(super) fife_steps: Mutex<Option<u64>>,
 }
 
 /// Where a frozen process stops: in passage `passage`, in `phase` (0 entry, 1 inside, 2 exit),
@@ -171,7 +173,17 @@ pub(super) fn execution(
     set_observer(None);
     set_wait_observer(None);
     set_mark_observer(None);
-    let found = std::mem::take(&mut exec.lock().unwrap().monitor.witnesses);
+    let (found, fife) = {
+        let mut e = exec.lock().unwrap();
+        (
+            std::mem::take(&mut e.monitor.witnesses),
+            e.monitor.fife_steps,
+        )
+    };
+    if let Some(f) = fife {
+        let mut most = tally.fife_steps.lock().unwrap();
+        *most = Some(most.map_or(f, |m| m.max(f)));
+    }
     let mut all = tally.witnesses.lock().unwrap();
     for w in found {
         let entry = all.entry(w.property).or_insert((0, w.what));
@@ -326,6 +338,11 @@ fn process(
         });
         let frozen_inside = {
             let mut e = exec.lock().unwrap();
+            let mut steps = vec![0; e.progress.len()];
+            for (&task, &q) in &e.task_of {
+                steps[q] = crate::verify::steps::of_task(task);
+            }
+            e.monitor.steps(steps);
             let r = e.monitor.enter(p);
             note(p, Event::Enter);
             e.progress[p] = (c, 1, 0);

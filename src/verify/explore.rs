@@ -20,6 +20,7 @@ use crate::verify::execution::{execution, Tally, TAGS};
 use crate::verify::options::{SchedulerKind, VerifyOptions};
 use crate::verify::replay::ReplayContext;
 use crate::verify::script::ScriptScheduler;
+use crate::verify::steps::Counted;
 use crate::verify::trace::Trace;
 
 /// The encoded schedule inside shuttle's failure message.
@@ -100,7 +101,7 @@ impl Exploration<'_> {
         let attempts = Arc::new(AtomicUsize::new(0));
         let a = attempts.clone();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            Runner::new(scheduler, config).run(move || {
+            Runner::new(Counted(scheduler), config).run(move || {
                 a.fetch_add(1, Ordering::Relaxed);
                 execution(&build, problem, fcfs, &o, &t)
             })

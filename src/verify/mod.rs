@@ -19,6 +19,7 @@ mod options;
 pub mod replay;
 mod report;
 mod script;
+mod steps;
 #[cfg(test)]
 mod tests;
 pub mod trace;
@@ -91,6 +92,7 @@ pub fn verify(
         None => Outcome::Safe,
     };
     let largest_token = *tally.largest_token.lock().unwrap();
+    let fife_steps_max = *tally.fife_steps.lock().unwrap();
     let witnesses = tally
         .witnesses
         .lock()
@@ -122,6 +124,7 @@ pub fn verify(
         seed: opts.seed,
         elapsed_secs: started.elapsed().as_secs_f64(),
         largest_token,
+        fife_steps_max,
         witnesses,
         outcome,
         trace_steps: trace.as_ref().map(|t| t.steps),

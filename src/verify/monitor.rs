@@ -48,6 +48,8 @@ struct Proc {
     doorway: Option<u64>,
     /// FIFE: the step at which a process it doorway-preceded (same session) entered.
     enabled: Option<u64>,
+    /// Its own steps (counted by the scheduler) when it was enabled.
+    enabled_steps: u64,
     /// An evaluation of its wait condition is under way.
     evaluating: bool,
     eval_begin: u64,
@@ -70,6 +72,11 @@ pub struct Monitor {
     pub witnesses: Vec<Broken>,
     /// Check unclaimed properties as if claimed (stop at the first witness).
     strict: bool,
+    /// The steps each process has taken, counted by the scheduler, as last told
+    /// ([`Monitor::steps`]).
+    steps: Vec<u64>,
+    /// Seed 001 Lemma 5: the most steps a process took between being enabled and entering.
+    pub fife_steps: Option<u64>,
 }
 
 impl Monitor {
@@ -88,6 +95,7 @@ impl Monitor {
             request: 0,
             doorway: None,
             enabled: None,
+            enabled_steps: 0,
             evaluating: false,
             eval_begin: 0,
             eval_conflict: false,
@@ -103,6 +111,8 @@ impl Monitor {
             procs: vec![idle; n],
             witnesses: Vec::new(),
             strict,
+            steps: vec![0; n],
+            fife_steps: None,
         }
     }
 
@@ -172,9 +182,22 @@ impl Monitor {
         self.procs[p].doorway = Some(now);
     }
 
-    /// p entered the critical section: safety, FCFS, and FIFE's enabling.
+    /// The steps each process has taken so far, counted by the scheduler (told before an
+    /// entry, for FIFE's step count).
+    pub fn steps(&mut self, steps: Vec<u64>) {
+        self.steps = steps;
+    }
+
+    /// p entered the critical section: safety, FCFS, and FIFE's enabling (and, when p was
+    /// enabled, the steps it took since).
     pub fn enter(&mut self, p: usize) -> Result<(), Broken> {
         let now = self.tick();
+        if self.procs[p].enabled.is_some() {
+            let took = self
+                .own_steps(p)
+                .saturating_sub(self.procs[p].enabled_steps);
+            self.fife_steps = Some(self.fife_steps.map_or(took, |s| s.max(took)));
+        }
         self.procs[p].phase = Phase::Inside;
         self.procs[p].evaluating = false;
         let inside: Vec<usize> = (0..self.procs.len())
@@ -234,9 +257,14 @@ impl Monitor {
                 self.broken("P5 FCFS", self.fcfs, what)?;
             } else if self.problem != Problem::Mutex && self.procs[i].enabled.is_none() {
                 self.procs[i].enabled = Some(now);
+                self.procs[i].enabled_steps = self.own_steps(i);
             }
         }
         Ok(())
+    }
+
+    fn own_steps(&self, p: usize) -> u64 {
+        self.steps.get(p).copied().unwrap_or(0)
     }
 
     /// p begins its exit section.
@@ -390,6 +418,21 @@ mod tests {
         assert!(m.wait_end(0, false).is_ok());
         assert_eq!(m.witnesses[0].property, "P8 strong concurrent entry");
         assert_eq!(m.witnesses.len(), 1);
+    }
+
+    #[test]
+    fn fife_steps_are_counted_from_the_enabling_entry() {
+        let mut m = Monitor::new(Problem::KExclusion, 2, 2, false, Claims::default(), false);
+        m.request(0, 0);
+        m.doorway(0);
+        m.request(1, 1);
+        m.doorway(1);
+        m.steps(vec![10, 20]);
+        m.enter(1).unwrap();
+        assert_eq!(m.fife_steps, None, "1 was not enabled");
+        m.steps(vec![17, 25]);
+        m.enter(0).unwrap();
+        assert_eq!(m.fife_steps, Some(7), "0 took 7 steps after 1 entered");
     }
 
     #[test]

@@ -87,6 +87,10 @@ pub struct VerifyReport {
     /// broke a bound), for locks whose papers bound their tokens
     /// ([`crate::locks::Lock::largest_token`]); None for the others.
     pub largest_token: Option<i64>,
+    /// FIFE's step count (seed 001 Lemma 5): the most steps a process took, counted by the
+    /// scheduler, between being enabled (a process it doorway-preceded, with its session,
+    /// entered) and entering, over every schedule run; None when no process was enabled.
+    pub fife_steps_max: Option<u64>,
     /// Unclaimed properties seen failing.
     pub witnesses: Vec<WitnessTally>,
     /// Outcome.
@@ -162,6 +166,13 @@ impl std::fmt::Display for VerifyReport {
         )?;
         if let Some(t) = self.largest_token {
             writeln!(f, "  largest token seen: {t} (N = {})", self.threads)?;
+        }
+        if let Some(s) = self.fife_steps_max {
+            writeln!(
+                f,
+                "  most steps from enabled (FIFE) to entering: {s} (N = {})",
+                self.threads
+            )?;
         }
         if self.schedules_with_crashes > 0 {
             writeln!(

@@ -48,12 +48,23 @@ impl Level {
 
     /// `verify` commands for `lock`: one per process count and seed, with `extra` options.
     pub fn verify(&self, lock: &str, threads: &[usize], extra: &str) -> Vec<Vec<String>> {
+        self.verify_with(lock, threads, extra, self.seeds(), self.schedules())
+    }
+
+    /// [`Level::verify`] with `seeds` seeds of `schedules` schedules each.
+    pub fn verify_with(
+        &self,
+        lock: &str,
+        threads: &[usize],
+        extra: &str,
+        seeds: u64,
+        schedules: usize,
+    ) -> Vec<Vec<String>> {
         let mut out = Vec::new();
         for &t in threads {
-            for seed in 1..=self.seeds() {
+            for seed in 1..=seeds {
                 let mut c = args(&format!(
-                    "verify --lock {lock} --threads {t} --schedules {} --seed {seed} {extra}",
-                    self.schedules()
+                    "verify --lock {lock} --threads {t} --schedules {schedules} --seed {seed} {extra}"
                 ));
                 // A check of a mutant of its own, or of the lockstep (which runs the lock as
                 // written beside UB-Bakery), is not the lock's exploration: it stays as it is.
@@ -151,6 +162,9 @@ pub struct Explored {
     pub largest_by_n: Vec<(u64, i64)>,
     /// Witnesses of scripted schedules (`verify --scheduler script`): (property, script).
     pub scripted: Vec<(String, String)>,
+    /// The most steps, counted by the scheduler, a process took from being enabled (FIFE) to
+    /// entering, per process count, where some process was enabled.
+    pub fife_steps_by_n: Vec<(u64, u64)>,
 }
 
 impl Explored {
@@ -174,6 +188,12 @@ impl Explored {
                 match e.largest_by_n.iter_mut().find(|s| s.0 == t) {
                     Some(s) => s.1 = s.1.max(l),
                     None => e.largest_by_n.push((t, l)),
+                }
+            }
+            if let Some(f) = r.get("fife_steps_max").and_then(Value::as_u64) {
+                match e.fife_steps_by_n.iter_mut().find(|s| s.0 == t) {
+                    Some(s) => s.1 = s.1.max(f),
+                    None => e.fife_steps_by_n.push((t, f)),
                 }
             }
             if let Some(c) = r.get("claimed").and_then(Value::as_array) {

@@ -177,6 +177,7 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             ));
         }
     }
+    v.extend(lemmas(l));
     v.push(tokens(
         l,
         "000/thm8",
@@ -224,6 +225,49 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         },
     ));
     v
+}
+
+/// Lemmas 7–10 of §7, each checked by `bwb-gme` at every step it speaks of under `verify`
+/// (its file's `lemma_step`, from marks the scheduled memory delivers; the lock's own state is
+/// not read: the marks are the values the process read and wrote): a broken lemma stops the
+/// exploration with "Lemma N broken".
+fn lemmas(l: &Level) -> Vec<Spec> {
+    let checks = l.verify("bwb-gme", &[3, 4], "--passages 2");
+    [
+        (
+            "lemma7",
+            "Lemma 7",
+            "BWBGME: a number of 2 or more is taken above a conflicting process of the same colour with a smaller number, which leaves the CS first",
+        ),
+        (
+            "lemma8",
+            "Lemma 8",
+            "BWBGME: whoever flips GlobalColor took its number above such a process, and both read GlobalColor (line 5) since its last flip",
+        ),
+        (
+            "lemma9",
+            "Lemma 9",
+            "BWBGME: after a process reads GlobalColor (line 5), it flips at most once before that process's exit ends",
+        ),
+        (
+            "lemma10",
+            "Lemma 10",
+            "BWBGME: a process does not enter before a conflicting one whose doorway ended before its line 4 has left the CS",
+        ),
+    ]
+    .into_iter()
+    .map(|(id, place, claim)| {
+        let key = format!("{place} broken");
+        Spec::new(
+            &format!("000/bwbgme-{id}"),
+            &format!("{place}, §7"),
+            claim,
+            "holds at every step (proved)",
+            checks.clone(),
+            move |o| Ok(Explored::of(o).property(&key)),
+        )
+    })
+    .collect()
 }
 
 /// A property row's claim: the property, or that the lock does not satisfy it, as its file

@@ -52,6 +52,15 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             move |o| Ok(Explored::of(o).claimed(key, claimed)),
         ));
     }
+    v.push(lemma5(l, said.claims.fife));
+    v.push(Spec::new(
+        "001/obs1-3",
+        "Observations 1–3",
+        "Compete[p][i], Ignore[p][i] and Reveal[p] are true exactly between the lines that raise and lower them",
+        "holds at every step (proved)",
+        kex.clone(),
+        |o| Ok(Explored::of(o).property("Observation")),
+    ));
     let tolerant = said.claims.crash_tolerant;
     v.push(Spec::new(
         "001/thm1-sf",
@@ -189,4 +198,106 @@ fn bounded(list: &Value, explored: &[Value]) -> Result<Judged, String> {
         j.effort
     );
     Ok(j)
+}
+
+/// Lemma 5: FIFE in O(n) steps. Once a process q that p doorway-preceded has entered, p
+/// enters within O(n) of its own steps. The steps are counted by the scheduler (each shared
+/// access, each yield of a failed wait, is one), from q's entry to p's, the most over every
+/// explored schedule, at n = 3, 4, 6, 8 with k = 2 (at k = 1 no process is ever enabled: that is
+/// FCFS); the row holds when no schedule broke FIFE and the most steps grow at most linearly in
+/// n. An exploration finds a lower bound of the worst case, so the growth it shows is the
+/// growth of what the schedules reached.
+fn lemma5(l: &Level, claimed: bool) -> Spec {
+    let (seeds, schedules) = if l.quick { (1, 300) } else { (3, 2000) };
+    let checks = l.verify_with(
+        "zehavi-kex",
+        &[3, 4, 6, 8],
+        "--k 2 --passages 3",
+        seeds,
+        schedules,
+    );
+    Spec::new(
+        "001/lemma5",
+        "Lemma 5",
+        "FIFE in O(n) steps: once a process it doorway-preceded has entered, a process enters within O(n) of its own steps",
+        if claimed { "O(n) steps" } else { "no FIFE claimed" },
+        checks,
+        move |o| Ok(fife_steps(&Explored::of(o), claimed)),
+    )
+}
+
+/// The most steps from enabled to entering per n, judged linear at most (see [`lemma5`]).
+pub(super) fn fife_steps(e: &Explored, claimed: bool) -> Judged {
+    let mut j = e.claimed("FIFE|safety", claimed);
+    if !claimed || j.verdict != Verdict::Holds {
+        return j;
+    }
+    let mut pts: Vec<(usize, u64)> = e
+        .fife_steps_by_n
+        .iter()
+        .map(|&(n, s)| (n as usize, s))
+        .collect();
+    pts.sort_unstable();
+    if pts.len() < 2 {
+        j.verdict = Verdict::Open(format!(
+            "a process was enabled (a process it doorway-preceded entered first) at {} process count(s) only: no growth to judge",
+            pts.len()
+        ));
+        return j;
+    }
+    let at: Vec<String> = pts
+        .iter()
+        .map(|(n, s)| format!("n={n}: {s} ({:.1}/n)", *s as f64 / *n as f64))
+        .collect();
+    let mut got = growth::class(&pts);
+    let per_n = |&(n, s): &(usize, u64)| s as f64 / n as f64;
+    // Steps per n still rising by half from the smallest n to the largest: faster than linear.
+    if got == "linear" && per_n(&pts[pts.len() - 1]) > 1.5 * per_n(&pts[0]) {
+        got = "faster than linear";
+    }
+    Judged::check(
+        format!(
+            "most steps from enabled to entering: {}; {}",
+            growth::describe(&pts),
+            at.join(", ")
+        ),
+        format!(
+            "{}; steps counted by the scheduler from the entry of a process it doorway-preceded to its own",
+            e.effort()
+        ),
+        got == "constant" || got == "linear",
+        || format!("the steps grow {got}, the paper says O(n)"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn explored(steps: &[(u64, u64)]) -> Explored {
+        let reports: Vec<Value> = steps
+            .iter()
+            .map(|&(n, s)| {
+                json!({"schedules_run": 10, "schedules_completed": 10, "passages": 3,
+                       "threads": n, "outcome": {"result": "safe"}, "fife_steps_max": s})
+            })
+            .collect();
+        Explored::of(&reports)
+    }
+
+    #[test]
+    fn fife_steps_growing_faster_than_n_differ() {
+        let linear = explored(&[(3, 20), (4, 27), (6, 40), (8, 52)]);
+        assert_eq!(fife_steps(&linear, true).verdict, Verdict::Holds);
+        let quadratic = explored(&[(3, 27), (4, 48), (6, 108), (8, 192)]);
+        assert!(
+            matches!(fife_steps(&quadratic, true).verdict, Verdict::Differs(w) if w.contains("O(n)")),
+            "{:?}",
+            fife_steps(&quadratic, true)
+        );
+        // Never enabled at more than one n: nothing to judge.
+        let once = explored(&[(3, 20)]);
+        assert!(matches!(fife_steps(&once, true).verdict, Verdict::Open(_)));
+    }
 }

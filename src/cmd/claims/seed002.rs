@@ -45,6 +45,7 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             move |o| Ok(Explored::of(o).property(key)),
         ));
     }
+    v.extend(lamport(l));
     let b = l.verify("b-bakery", &[2, 3, 4], "--passages 3");
     // What B-Bakery's file claims (safe, FCFS, bounded registers), not this ledger.
     let said = Said::of("b-bakery");
@@ -153,6 +154,37 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         move |o| scenario(&o[0], &o[1], cycles),
     ));
     v
+}
+
+/// §1: "The algorithm satisfies all of the above properties" — Lamport's Bakery (Fig. 1), the
+/// baseline B-Bakery bounds (and seed 000's GLB generalises): mutual exclusion, starvation
+/// freedom, wait-free exit, doorway FIFO; each as its file claims it.
+fn lamport(l: &Level) -> Vec<Spec> {
+    let checks = l.verify("lamport-bakery", &[2, 3], "--passages 3");
+    let said = Said::of("lamport-bakery");
+    [
+        ("me", "mutual exclusion", "safety", said.info.safe),
+        ("sf", "starvation freedom", "deadlock|starv", true),
+        (
+            "exit",
+            "wait-free exit",
+            "bounded exit",
+            said.claims.bounded_exit,
+        ),
+        ("fifo", "doorway FIFO", "FCFS", said.info.fcfs),
+    ]
+    .into_iter()
+    .map(|(id, prop, key, claimed)| {
+        Spec::new(
+            &format!("002/lamport-{id}"),
+            "§1, Fig. 1",
+            &super::seed000::claim("Lamport's Bakery", prop, claimed),
+            holds(claimed),
+            checks.clone(),
+            move |o| Ok(Explored::of(o).claimed(key, claimed)),
+        )
+    })
+    .collect()
 }
 
 fn range(v: &Value, lock: &str) -> Option<i64> {

@@ -25,11 +25,14 @@
 //! while P2, of session S, is still inside. It is a negative control: listed as unsafe and left
 //! out of `all`.
 //!
-//! Under `verify`, `bwb-gme` also checks Lemmas 7 and 9 of Section 7 at every step they speak
+//! Under `verify`, `bwb-gme` also checks Lemmas 7–10 of Section 7 at every step they speak
 //! of ([`Lock::lemma_step`], from marks that only the scheduled memory delivers): a number of 2
 //! or more is one above a conflicting process of my colour that leaves its critical section
-//! before I enter mine; and GlobalColor changes at most once between my line 5 and the end of my
-//! exit.
+//! before I enter mine (7); whoever changes GlobalColor read, while choosing its number, a
+//! conflicting process of its colour with a smaller number, and both read GlobalColor on line 5
+//! since its last change (8); GlobalColor changes at most once between my line 5 and the end of
+//! my exit (9); and I do not enter before a conflicting process whose doorway ended before my
+//! line 4 has finished its critical section (10).
 //!
 //! Sessions: the figure's sessions are positive with 0 meaning none; lockbench's s is s + 1.
 
@@ -248,12 +251,16 @@ pub struct BwbGmeLock<M: Memory, E: Variant, const MUT: u8 = 0> {
 
 /// The lines marked for the lemma invariants ([`Memory::mark`]).
 mod line {
+    /// 4: `Choosing[i] := true` written; args (mysession, 0).
+    pub const CHOOSING: u32 = 4;
     /// 5: `mycolor := GlobalColor` read; args (mycolor, mysession).
     pub const READ_COLOR: u32 = 5;
     /// 8: `other := Token[j]` read; args (j, the packed token).
     pub const READ_TOKEN: u32 = 8;
     /// 13: `mynumber` chosen; args (mynumber, 0).
     pub const NUMBER: u32 = 13;
+    /// 15: `Choosing[i] := false` written: the doorway ends.
+    pub const DOORWAY: u32 = 15;
     /// 27: the critical section entered.
     pub const CS: u32 = 27;
     /// 28: the critical section left, the exit begins.
@@ -275,8 +282,18 @@ struct GhostProc {
     color: i64,
     session: i64,
     /// Conflicting processes of my colour read on line 8: (j, number, j's finished critical
-    /// sections then, j already past its critical section then).
-    seen: Vec<(usize, i64, u64, bool)>,
+    /// sections then, j already past its critical section then, GlobalColor's changes when j
+    /// read it on line 5).
+    seen: Vec<(usize, i64, u64, bool, u64)>,
+    /// GlobalColor's changes so far when I read it on line 5 (Lemma 8's interval).
+    epoch: u64,
+    /// The number I chose on line 13.
+    number: i64,
+    /// Past line 15 and not yet out of the critical section (Lemma 10).
+    doorway_done: bool,
+    /// Lemma 10: conflicting processes whose doorway had ended when I wrote line 4, and their
+    /// finished critical sections then: each must finish one more before I enter.
+    before_me: Vec<(usize, u64)>,
     /// Lemma 7: processes with a smaller number of my colour, and their finished critical
     /// sections when read, that must finish theirs before I enter.
     after: Vec<(usize, u64)>,
@@ -286,10 +303,11 @@ struct GhostProc {
     past_cs: bool,
 }
 
-/// Ghost state: GlobalColor as last written, and each process's.
+/// Ghost state: GlobalColor as last written and how often it changed, and each process's.
 #[derive(Debug, Default)]
 struct Ghost {
     global_color: i64,
+    changes: u64,
     procs: Vec<GhostProc>,
 }
 
@@ -308,6 +326,7 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
             choosing: mem.per_process(n, 0),
             ghost: Mutex::new(Ghost {
                 global_color: WHITE,
+                changes: 0,
                 procs: vec![GhostProc::default(); n],
             }),
             mem,
@@ -337,6 +356,7 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
         }
         // 4: Choosing[i] := true
         self.choosing[i].write(i, 1);
+        self.mem.mark(i, line::CHOOSING, [mysession, 0]);
         // 5: mycolor := GlobalColor
         let mycolor = self.global_color.read(i);
         self.mem.mark(i, line::READ_COLOR, [mycolor, mysession]);
@@ -372,6 +392,7 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
         );
         // 15: Choosing[i] := false
         self.choosing[i].write(i, 0);
+        self.mem.mark(i, line::DOORWAY, [0, 0]);
         doorway_done();
         let compatible = |t: Token| t.session == 0 || t.session == mysession;
         for j in (0..self.n).filter(|&j| j != i) {
@@ -446,10 +467,13 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
     }
 
     /// Lemma 7 (a number of 2 or more was taken above a conflicting process of my colour with
-    /// a smaller number, and I do not enter before it has finished its critical section) and
-    /// Lemma 9 (after my line 5, GlobalColor changes at most once before my exit ends). Only
-    /// `bwb-gme` and its mutants claim them; the naive version is a negative control of
-    /// safety.
+    /// a smaller number, and I do not enter before it has finished its critical section),
+    /// Lemma 8 (whoever changes GlobalColor took its number above such a process, and both
+    /// read GlobalColor on line 5 since its last change), Lemma 9 (after my line 5,
+    /// GlobalColor changes at most once before my exit ends) and Lemma 10 (a conflicting
+    /// process whose doorway ended before my line 4 finishes its critical section before I
+    /// enter). Only `bwb-gme` and its mutants claim them; the naive version is a negative
+    /// control of safety.
     fn lemma_step(&self, i: usize, at: u32, args: [i64; 2]) -> Result<(), String> {
         if !E::GENERALIZED {
             return Ok(());
@@ -457,12 +481,23 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
         let mut g = self.ghost.lock().unwrap_or_else(|e| e.into_inner());
         let g = &mut *g;
         match at {
+            line::CHOOSING => {
+                let mysession = args[0];
+                let before: Vec<(usize, u64)> = (0..g.procs.len())
+                    .filter(|&j| j != i)
+                    .filter(|&j| g.procs[j].doorway_done && g.procs[j].session != mysession)
+                    .map(|j| (j, g.procs[j].cs_done))
+                    .collect();
+                g.procs[i].before_me = before;
+            }
             line::READ_COLOR => {
+                let changes = g.changes;
                 let me = &mut g.procs[i];
                 me.window = true;
                 me.flips = 0;
                 me.color = args[0];
                 me.session = args[1];
+                me.epoch = changes;
                 me.seen.clear();
                 me.after.clear();
                 me.past_cs = false;
@@ -470,15 +505,18 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
             line::READ_TOKEN => {
                 let j = args[0] as usize;
                 let t = Token::unpack(args[1]);
-                let (done, past) = (g.procs[j].cs_done, g.procs[j].past_cs);
+                let (done, past, epoch) =
+                    (g.procs[j].cs_done, g.procs[j].past_cs, g.procs[j].epoch);
                 let me = &mut g.procs[i];
                 if t.color == me.color && t.session != 0 && t.session != me.session {
-                    me.seen.push((j, t.number, done, past));
+                    me.seen.push((j, t.number, done, past, epoch));
                 }
             }
+            line::DOORWAY => g.procs[i].doorway_done = true,
             line::NUMBER => {
                 let mynumber = args[0];
                 let me = &mut g.procs[i];
+                me.number = mynumber;
                 if mynumber >= 2 {
                     let smaller: Vec<_> =
                         me.seen.iter().filter(|s| s.1 < mynumber).copied().collect();
@@ -497,6 +535,14 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
                 }
             }
             line::CS => {
+                for &(j, done) in &g.procs[i].before_me {
+                    if g.procs[j].cs_done == done {
+                        return Err(format!(
+                            "{}: Lemma 10 broken: process {i} entered its critical section before process {j}, conflicting, whose doorway ended before {i} wrote line 4, finished its own",
+                            E::NAME
+                        ));
+                    }
+                }
                 for &(j, done) in &g.procs[i].after {
                     if g.procs[j].cs_done == done {
                         return Err(format!(
@@ -510,8 +556,31 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
                 let me = &mut g.procs[i];
                 me.cs_done += 1;
                 me.past_cs = true;
+                me.doorway_done = false;
             }
             line::FLIP if args[0] != g.global_color => {
+                let me = &g.procs[i];
+                let witness = me.seen.iter().find(|s| s.1 < me.number && s.4 == g.changes);
+                if witness.is_none() || me.epoch != g.changes {
+                    return Err(format!(
+                        "{}: Lemma 8 broken: process {i} (number {}) changed GlobalColor to {} but {}",
+                        E::NAME,
+                        me.number,
+                        color_name(args[0]),
+                        if me.epoch != g.changes {
+                            format!(
+                                "read it on line 5 before its last change ({} changes then, {} now)",
+                                me.epoch, g.changes
+                            )
+                        } else {
+                            format!(
+                                "read no conflicting process of its colour with a smaller number that read GlobalColor since its last change (read: {:?})",
+                                me.seen
+                            )
+                        }
+                    ));
+                }
+                g.changes += 1;
                 g.global_color = args[0];
                 for (q, pq) in g.procs.iter_mut().enumerate() {
                     if pq.window {
@@ -721,21 +790,89 @@ mod tests {
         BwbGme::new(crate::mem::ScheduledMemory, &params)
     }
 
+    /// Makes `p` (session 8) a flipper Lemma 8 accepts: it reads `color` on line 5 and, while
+    /// choosing number 2, process 3 (session 9, which read `color` just before) with number 1.
+    fn ready_to_flip(l: &BwbGme<crate::mem::ScheduledMemory>, p: usize, color: i64) {
+        l.lemma_step(3, line::READ_COLOR, [color, 9]).unwrap();
+        l.lemma_step(p, line::READ_COLOR, [color, 8]).unwrap();
+        l.lemma_step(p, line::READ_TOKEN, [3, token(9, color, 1)])
+            .unwrap();
+        l.lemma_step(p, line::NUMBER, [2, 0]).unwrap();
+    }
+
     #[test]
     fn lemma_9_counts_changes_of_global_color_inside_a_window() {
-        let l = scheduled(3);
+        let l = scheduled(4);
         l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        ready_to_flip(&l, 1, WHITE);
         l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
         // Writing the colour it already has changes nothing.
         l.lemma_step(2, line::FLIP, [BLACK, 0]).unwrap();
+        ready_to_flip(&l, 2, BLACK);
         let e = l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap_err();
         assert!(e.contains("Lemma 9") && e.contains("process 0"), "{e}");
         // A window closed by the end of the exit sees no more changes.
+        let l = scheduled(4);
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        ready_to_flip(&l, 1, WHITE);
+        l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
+        l.lemma_step(0, line::DONE, [0, 0]).unwrap();
+        ready_to_flip(&l, 2, BLACK);
+        l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap();
+    }
+
+    #[test]
+    fn lemma_8_wants_the_flipper_and_its_smaller_number_read_since_the_last_change() {
+        // Number 1 (no smaller conflicting number read): broken, as without line 28.
+        let l = scheduled(4);
+        l.lemma_step(1, line::READ_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(1, line::NUMBER, [1, 0]).unwrap();
+        let e = l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap_err();
+        assert!(e.contains("Lemma 8") && e.contains("number 1"), "{e}");
+        // The smaller number read on line 5 before the last change: broken.
+        let l = scheduled(4);
+        ready_to_flip(&l, 1, WHITE);
+        l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
+        // Process 3 read GlobalColor before process 1 changed it.
+        l.lemma_step(2, line::READ_COLOR, [BLACK, 8]).unwrap();
+        l.lemma_step(2, line::READ_TOKEN, [3, token(9, BLACK, 1)])
+            .unwrap();
+        l.lemma_step(2, line::NUMBER, [2, 0]).unwrap();
+        let e = l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap_err();
+        assert!(
+            e.contains("Lemma 8") && e.contains("since its last change"),
+            "{e}"
+        );
+        // Both since the last change: fine.
+        let l = scheduled(4);
+        ready_to_flip(&l, 1, WHITE);
+        l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
+        ready_to_flip(&l, 2, BLACK);
+        l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap();
+    }
+
+    #[test]
+    fn lemma_10_wants_a_conflicting_doorway_ended_before_my_line_4_to_finish_first() {
         let l = scheduled(3);
         l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
-        l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
-        l.lemma_step(0, line::DONE, [0, 0]).unwrap();
-        l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap();
+        l.lemma_step(0, line::DOORWAY, [0, 0]).unwrap();
+        // Process 2 (same session) is not held back; process 1 (conflicting) is.
+        l.lemma_step(2, line::CHOOSING, [1, 0]).unwrap();
+        l.lemma_step(2, line::CS, [0, 0]).unwrap();
+        l.lemma_step(1, line::CHOOSING, [2, 0]).unwrap();
+        let e = l.lemma_step(1, line::CS, [0, 0]).unwrap_err();
+        assert!(e.contains("Lemma 10") && e.contains("process 0"), "{e}");
+        // Once process 0 has left its critical section, process 1 may enter.
+        let l = scheduled(3);
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(0, line::DOORWAY, [0, 0]).unwrap();
+        l.lemma_step(1, line::CHOOSING, [2, 0]).unwrap();
+        l.lemma_step(0, line::EXIT, [0, 0]).unwrap();
+        l.lemma_step(1, line::CS, [0, 0]).unwrap();
     }
 
     #[test]
@@ -778,6 +915,7 @@ mod tests {
         l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
         l.lemma_step(0, line::NUMBER, [2, 0]).unwrap();
         l.lemma_step(1, line::FLIP, [BLACK, 0]).unwrap();
+        l.lemma_step(1, line::DONE, [0, 0]).unwrap();
         l.lemma_step(1, line::FLIP, [WHITE, 0]).unwrap();
     }
 
