@@ -35,6 +35,12 @@ busybox=$(command -v busybox || echo /bin/busybox)
 bin="${LOCKBENCH:-$here/target/release/lockbench}"
 [ -n "${LOCKBENCH:-}" ] || (cd "$here" && cargo build --release --quiet)
 
+# A guest still running from an earlier rig (its script killed, QEMU not) would take the host's
+# cores from this one, and its files are about to be removed: say so rather than race it.
+if other=$(pgrep -f -- "-initrd $work/initrd.gz" 2>/dev/null); then
+  echo "numa-rig.sh: a guest of an earlier rig still runs on $work (pids $(echo $other)): wait for it or kill them" >&2
+  exit 2
+fi
 rm -rf "$work"
 mkdir -p "$work/root"/{bin,lib,lib64,proc,sys,dev,tmp,scripts}
 root="$work/root"
@@ -116,10 +122,15 @@ for n in 0 1 2 3; do
 done
 echo "numa-rig.sh: booting $(basename "$kernel") with 16 vCPUs, 2 sockets, 4 nodes ($accel); console in $work/console.log" >&2
 start=$(date +%s)
+# QEMU goes when this script does (Ctrl-C, a kill), not left running on the host's cores.
+trap 'kill $qemu 2>/dev/null || true' EXIT
+trap 'exit 130' INT TERM
 timeout 3600 qemu-system-x86_64 -accel $accel -cpu max -m 2048 -smp 16,sockets=2,cores=8,threads=1 "${numa[@]}" \
   -kernel "$kernel" -initrd "$work/initrd.gz" -append "console=ttyS0 panic=-1 quiet no_timer_check" \
   -display none -monitor none -no-reboot \
-  -serial "file:$work/console.log" -serial "file:$work/data.b64"
+  -serial "file:$work/console.log" -serial "file:$work/data.b64" &
+qemu=$!
+wait $qemu || true
 echo "numa-rig.sh: guest finished in $(( $(date +%s) - start )) s" >&2
 grep '^rig:' "$work/console.log" >&2 || true
 if [ ! -s "$work/data.b64" ]; then
