@@ -130,6 +130,23 @@ timeout 3600 qemu-system-x86_64 -accel $accel -cpu max -m 2048 -smp 16,sockets=2
   -display none -monitor none -no-reboot \
   -serial "file:$work/console.log" -serial "file:$work/data.b64" &
 qemu=$!
+# The guest bounds each step itself, but its bound counts `sleep 1`s, which never return when
+# its timers stop: from here, a guest whose console shows no new step for that step's bound
+# (and 5 minutes more) has stopped making progress and is stopped.
+step_limit=${RIG_STEP_TIMEOUT:-600} validate_limit=${RIG_VALIDATE_TIMEOUT:-2400}
+lines=0 quiet=0
+while kill -0 $qemu 2>/dev/null; do
+  sleep 5
+  now=$(grep -c '^rig:' "$work/console.log" 2>/dev/null || true)
+  if [ "${now:-0}" != "$lines" ]; then lines=${now:-0} quiet=0; else quiet=$((quiet + 5)); fi
+  limit=$step_limit
+  grep '^rig:' "$work/console.log" 2>/dev/null | tail -n 1 | grep -q '^rig: validate-server' && limit=$validate_limit
+  if [ $quiet -gt $((limit + 300)) ]; then
+    echo "numa-rig.sh: no step of the guest ended in $quiet s: it stopped making progress; stopping it (see $work/console.log)" >&2
+    kill $qemu 2>/dev/null || true
+    break
+  fi
+done
 wait $qemu || true
 echo "numa-rig.sh: guest finished in $(( $(date +%s) - start )) s" >&2
 grep '^rig:' "$work/console.log" >&2 || true
