@@ -288,8 +288,8 @@ pub fn apply(
             super::Home::Process(p) => owner_node(*p).or(first),
             super::Home::Shared => first,
         };
-        // Consecutive pages bound to one node go in one call (a call per page would split the
-        // mapping into as many pieces and cost two system calls a page).
+        // Consecutive pages bound to one node go in one call (a call per page costs two system
+        // calls a page: tens of thousands for the largest locks at many threads).
         let end = r.addr + r.stride * r.homes.len();
         let mut run: Option<(usize, usize, Vec<usize>)> = None;
         let mut at = r.addr;
