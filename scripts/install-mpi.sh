@@ -14,31 +14,8 @@ case "$impl" in
   openmpi) mpi_pkgs=(openmpi-bin libopenmpi-dev) ;;
   *) echo "install-mpi.sh: MPI_IMPL must be mpich or openmpi, got \`$impl\`" >&2; exit 2 ;;
 esac
-pkgs=("${mpi_pkgs[@]}" pkg-config libclang-dev clang)
-
-command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 || {
-  echo "install-mpi.sh: needs Debian or Ubuntu (apt-get); elsewhere install MPI with its headers and libclang by hand" >&2
-  exit 2
-}
-
-missing=()
-for p in "${pkgs[@]}"; do
-  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-  [ "$status" = "install ok installed" ] || missing+=("$p")
-done
-[ ${#missing[@]} -eq 0 ] && exit 0
-
-if [ "$(id -u)" -eq 0 ]; then
-  as_root=()
-elif command -v sudo >/dev/null 2>&1; then
-  as_root=(sudo)
-else
-  echo "install-mpi.sh: not root and no sudo; run as root: apt-get install ${missing[*]}" >&2
-  exit 2
-fi
-
-echo "install-mpi.sh: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-"${as_root[@]}" apt-get update -qq
-"${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+. "$(dirname "$0")/lib/install.sh"
+install_packages install-mpi.sh "install MPI with its headers and libclang by hand" \
+  "${mpi_pkgs[@]}" pkg-config libclang-dev clang
+[ -n "$INSTALLED" ] || exit 0
 echo "install-mpi.sh: done ($(mpirun --version 2>/dev/null | grep -m 1 -i version || true))"

@@ -12,14 +12,16 @@
 # guest's sysfs and that every page was on the node its policy names, and the validation
 # report is written from the guest's results. Needs scripts/install-rig.sh (run here first).
 # LOCKBENCH=PATH uses that binary instead of building the release one. It takes several minutes
-# on 2 host cores: it is not part of CI.
+# on 2 host cores: it is not part of CI. The guest boots with no_timer_check: on a loaded host
+# the emulated CPUs run too slowly for the kernel's boot-time check of the timer interrupt, which
+# then panics ("IO-APIC + timer doesn't work!") before init runs.
 set -euo pipefail
 validate=1
 work=""
 for a in "$@"; do
   case "$a" in
     --no-validate) validate=0 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $a: use --no-validate or --help" >&2; exit 2 ;;
     *) work="$a" ;;
   esac
@@ -33,6 +35,12 @@ busybox=$(command -v busybox || echo /bin/busybox)
 bin="${LOCKBENCH:-$here/target/release/lockbench}"
 [ -n "${LOCKBENCH:-}" ] || (cd "$here" && cargo build --release --quiet)
 
+# A guest still running from an earlier rig (its script killed, QEMU not) would take the host's
+# cores from this one, and its files are about to be removed: say so rather than race it.
+if other=$(pgrep -f -- "-initrd $work/initrd.gz" 2>/dev/null); then
+  echo "numa-rig.sh: a guest of an earlier rig still runs on $work (pids $(echo $other)): wait for it or kill them" >&2
+  exit 2
+fi
 rm -rf "$work"
 mkdir -p "$work/root"/{bin,lib,lib64,proc,sys,dev,tmp,scripts}
 root="$work/root"
@@ -75,6 +83,8 @@ bounded() {
     for t in /proc/\$pid/task/*; do
       echo "== \$(cat \$t/comm) wchan \$(cat \$t/wchan) state \$(cut -d' ' -f3 \$t/stat)"; cat \$t/stack
     done >\$out/\$name.stuck 2>&1
+    # The kernel's own view (soft lockups and RCU stalls with their stacks; the console is quiet).
+    dmesg >\$out/\$name.dmesg 2>&1
     # Not waited for: a process stuck in the kernel may never go.
     kill -9 \$pid
     echo "rig: \$name hung after \$limit s (threads' stacks in \$name.stuck)"
@@ -96,6 +106,7 @@ if [ $validate = 1 ]; then
   export LOCKBENCH=/bin/lockbench VALIDATE_RUN_ARGS="--wait yield" VALIDATE_LOCKS="ticket,std-mutex,mcs,lamport-bakery" VALIDATE_CALIBRATE="--cpus 0,4,8,12"
   bounded validate \$out/validate.out ${RIG_VALIDATE_TIMEOUT:-2400} bash /scripts/validate-server.sh --quick \$out/validate
 fi
+dmesg >\$out/dmesg.txt 2>&1
 tar -C /tmp -cf - out | gzip | base64 >/dev/ttyS1
 echo "rig: done"
 poweroff -f
@@ -111,13 +122,40 @@ for n in 0 1 2 3; do
 done
 echo "numa-rig.sh: booting $(basename "$kernel") with 16 vCPUs, 2 sockets, 4 nodes ($accel); console in $work/console.log" >&2
 start=$(date +%s)
+# QEMU goes when this script does (Ctrl-C, a kill), not left running on the host's cores.
+trap 'kill $qemu 2>/dev/null || true' EXIT
+trap 'exit 130' INT TERM
 timeout 3600 qemu-system-x86_64 -accel $accel -cpu max -m 2048 -smp 16,sockets=2,cores=8,threads=1 "${numa[@]}" \
-  -kernel "$kernel" -initrd "$work/initrd.gz" -append "console=ttyS0 panic=-1 quiet" \
+  -kernel "$kernel" -initrd "$work/initrd.gz" -append "console=ttyS0 panic=-1 quiet no_timer_check" \
   -display none -monitor none -no-reboot \
-  -serial "file:$work/console.log" -serial "file:$work/data.b64"
+  -serial "file:$work/console.log" -serial "file:$work/data.b64" &
+qemu=$!
+# The guest bounds each step itself, but its bound counts `sleep 1`s, which never return when
+# its timers stop: from here, a guest whose console shows no new step for that step's bound
+# (and 5 minutes more) has stopped making progress and is stopped.
+step_limit=${RIG_STEP_TIMEOUT:-600} validate_limit=${RIG_VALIDATE_TIMEOUT:-2400}
+lines=0 quiet=0
+while kill -0 $qemu 2>/dev/null; do
+  sleep 5
+  now=$(grep -c '^rig:' "$work/console.log" 2>/dev/null || true)
+  if [ "${now:-0}" != "$lines" ]; then lines=${now:-0} quiet=0; else quiet=$((quiet + 5)); fi
+  limit=$step_limit
+  grep '^rig:' "$work/console.log" 2>/dev/null | tail -n 1 | grep -q '^rig: validate-server' && limit=$validate_limit
+  if [ $quiet -gt $((limit + 300)) ]; then
+    echo "numa-rig.sh: no step of the guest ended in $quiet s: it stopped making progress; stopping it (see $work/console.log)" >&2
+    kill $qemu 2>/dev/null || true
+    break
+  fi
+done
+wait $qemu || true
 echo "numa-rig.sh: guest finished in $(( $(date +%s) - start )) s" >&2
 grep '^rig:' "$work/console.log" >&2 || true
-[ -s "$work/data.b64" ] || { echo "numa-rig.sh: the guest sent no results; see $work/console.log" >&2; exit 1; }
+if [ ! -s "$work/data.b64" ]; then
+  # Say what the guest kernel said when it failed (a panic at boot, a soft lockup, an RCU stall).
+  grep -m 3 -E 'Kernel panic|soft lockup|rcu.*stall' "$work/console.log" | sed 's/^/numa-rig.sh: guest: /' >&2 || true
+  echo "numa-rig.sh: the guest sent no results; see $work/console.log" >&2
+  exit 1
+fi
 tr -d '\r' <"$work/data.b64" | base64 -d | tar -C "$work" -xzf -
 if [ $validate = 1 ] && [ -s "$work/out/validate/validate.args" ]; then
   python3 "$here/scripts/validate-report.py" "$work/out/validate" $(cat "$work/out/validate/validate.args")

@@ -125,16 +125,24 @@ pub fn bind(addr: *const u8, len: usize, nodes: &[usize]) -> io::Result<()> {
 /// The NUMA node holding the page of `addr` (`move_pages` with no target: a query), or why it
 /// cannot be told (`ENOSYS` without NUMA support; a negative status such as `-ENOENT` for a
 /// page not yet touched).
+#[cfg(test)]
 pub fn node_of(addr: *const u8) -> io::Result<usize> {
-    let pages = [addr as *mut libc::c_void];
-    let mut status = [0 as libc::c_int];
-    // SAFETY: one page pointer and one status slot, both live; a null `nodes` array makes
-    // move_pages report where each page is without moving it.
+    nodes_of(&[addr as usize])?.remove(0)
+}
+
+/// The NUMA node of each page of `addrs`, in one `move_pages` query for them all (the kernel
+/// walks the list in one call, where a call per page costs a system call each: thousands for
+/// the larger locks at many threads). The outer error is the call's; each inner one a page's.
+pub fn nodes_of(addrs: &[usize]) -> io::Result<Vec<io::Result<usize>>> {
+    let pages: Vec<*mut libc::c_void> = addrs.iter().map(|&a| a as *mut libc::c_void).collect();
+    let mut status: Vec<libc::c_int> = vec![0; pages.len()];
+    // SAFETY: `pages` and `status` are live and of the same length, passed as the count; a null
+    // `nodes` array makes move_pages report where each page is without moving it.
     let rc = unsafe {
         libc::syscall(
             libc::SYS_move_pages,
             0 as libc::c_int,
-            1 as libc::c_ulong,
+            pages.len() as libc::c_ulong,
             pages.as_ptr(),
             std::ptr::null::<libc::c_int>(),
             status.as_mut_ptr(),
@@ -144,7 +152,10 @@ pub fn node_of(addr: *const u8) -> io::Result<usize> {
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }
-    usize::try_from(status[0]).map_err(|_| io::Error::from_raw_os_error(-status[0]))
+    Ok(status
+        .into_iter()
+        .map(|s| usize::try_from(s).map_err(|_| io::Error::from_raw_os_error(-s)))
+        .collect())
 }
 
 /// One array of registers a memory allocated while [`record`] watched: where it starts, the
@@ -245,17 +256,25 @@ pub fn apply(
             placed.error.get_or_insert_with(|| e.to_string());
             return;
         }
-        // Read back where each page is.
-        let mut at = addr / page * page;
-        while at < addr + len {
-            match node_of(at.max(addr) as *const u8) {
-                Ok(n) if on.contains(&n) => {}
-                Ok(_) => placed.misplaced += 1,
-                Err(e) => {
-                    placed.error.get_or_insert_with(|| e.to_string());
+        // Read back where each page is, in one query.
+        let pages: Vec<usize> = (addr / page..(addr + len).div_ceil(page))
+            .map(|i| (i * page).max(addr))
+            .collect();
+        match nodes_of(&pages) {
+            Ok(found) => {
+                for n in found {
+                    match n {
+                        Ok(n) if on.contains(&n) => {}
+                        Ok(_) => placed.misplaced += 1,
+                        Err(e) => {
+                            placed.error.get_or_insert_with(|| e.to_string());
+                        }
+                    }
                 }
             }
-            at += page;
+            Err(e) => {
+                placed.error.get_or_insert_with(|| e.to_string());
+            }
         }
     };
     bind_one(shared.0, shared.1, &shared_nodes, &mut placed);
@@ -269,7 +288,10 @@ pub fn apply(
             super::Home::Process(p) => owner_node(*p).or(first),
             super::Home::Shared => first,
         };
+        // Consecutive pages bound to one node go in one call (a call per page costs two system
+        // calls a page: tens of thousands for the largest locks at many threads).
         let end = r.addr + r.stride * r.homes.len();
+        let mut run: Option<(usize, usize, Vec<usize>)> = None;
         let mut at = r.addr;
         while at < end {
             let page_end = ((at / page) + 1) * page;
@@ -284,8 +306,19 @@ pub fn apply(
                 placed.mixed += 1;
             }
             let on: Vec<usize> = home_node(&r.homes[lo]).into_iter().collect();
-            bind_one(at, page_end.min(end) - at, &on, &mut placed);
+            let stop = page_end.min(end);
+            run = match run {
+                Some((from, _, nodes)) if nodes == on => Some((from, stop, nodes)),
+                Some((from, to, nodes)) => {
+                    bind_one(from, to - from, &nodes, &mut placed);
+                    Some((at, stop, on))
+                }
+                None => Some((at, stop, on)),
+            };
             at = page_end;
+        }
+        if let Some((from, to, nodes)) = run {
+            bind_one(from, to - from, &nodes, &mut placed);
         }
     }
     placed

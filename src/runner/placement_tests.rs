@@ -191,6 +191,25 @@ fn paged_registers_give_every_process_pages_of_its_own() {
 }
 
 #[test]
+fn one_query_says_where_every_page_is() {
+    use crate::mem::paged::PagedMemory;
+    use crate::mem::placement::nodes_of;
+    use crate::mem::Memory;
+
+    let regs = PagedMemory::default().per_process(8, 1);
+    // A fresh mapping's page that nothing touched: the kernel has no page there yet.
+    let untouched: Vec<u8> = Vec::with_capacity(1 << 21);
+    let mut addrs: Vec<usize> = regs.iter().map(|r| r as *const _ as usize).collect();
+    addrs.push(untouched.as_ptr() as usize + (1 << 20));
+    let found = nodes_of(&addrs).unwrap();
+    assert_eq!(found.len(), 9);
+    for n in &found[..8] {
+        assert_eq!(*n.as_ref().unwrap(), 0);
+    }
+    assert!(found[8].is_err(), "{:?}", found[8]);
+}
+
+#[test]
 fn without_numa_nodes_packages_stand_in() {
     // Two packages of two cores each, no NUMA information.
     let mut t = Topology::flat(&[0, 1, 2, 3]);
