@@ -19,6 +19,10 @@
 
 use serde::Serialize;
 
+mod observed;
+
+pub use observed::ObservedRecovery;
+
 use super::{Message, Observation, Pid};
 use crate::table::{Align, Table};
 
@@ -220,6 +224,10 @@ pub struct Recovery {
     pub run_messages: u64,
     /// The paper's bound on them: (2n − 1) r_total + 5(n − 1) f.
     pub run_bound: u64,
+    /// The same five kinds charged to the crashes the simulator injected, from its own
+    /// events (None where it does not follow causality, n > 64); the per-operation figures
+    /// above rest on the messages' instance ids and the coordinator's reports.
+    pub observed: Option<ObservedRecovery>,
 }
 
 impl Recovery {
@@ -241,6 +249,7 @@ impl Recovery {
             run_messages: messages,
             run_bound: (2 * n as u64 - 1) * requests + 5 * each * crashes,
             operations,
+            observed: None,
         }
     }
 
@@ -265,6 +274,9 @@ impl Recovery {
                     o.start, o.resume, self.operation_bound
                 )
             }));
+        if let Some(o) = &self.observed {
+            out.extend(o.failures(each as usize + 1));
+        }
         if self.run_messages > self.run_bound {
             out.push(format!(
                 "{} messages > (2n-1)r + 5(n-1)f = {} with r = {} requests, f = {} crashes (seed 003 §5.3.4)",
@@ -314,6 +326,18 @@ impl Recovery {
             ]);
         }
         out.push_str(&t.render());
+        if let Some(o) = &self.observed {
+            for c in &o.crashes {
+                out.push_str(&format!(
+                    "the crash of p{} at {:.1}, observed: {} messages caused (NOTIFY {}, RESTART {}, DONE {}, START {}, RESUME {}; LEAVE {}){}, {} entries after: {}\n",
+                    c.process, c.at, c.total, c.notify, c.restart, c.done, c.start, c.resume,
+                    c.leave,
+                    if c.nested { ", cut into by the next crash" } else { "" },
+                    c.entries_after,
+                    if c.within { "ok" } else { "OVER" }
+                ));
+            }
+        }
         out.push_str(&format!(
             "whole run: {} messages, (2n-1)r + 5(n-1)f = {} (r = {}, f = {}): {}\n",
             self.run_messages,

@@ -47,6 +47,8 @@ mod multi;
 #[cfg(test)]
 mod multi_tests;
 use bounded::Bounded;
+#[cfg(test)]
+pub(crate) use ft::set_restart_twice;
 pub use msg::{Queued, TgMsg, Token};
 
 use super::setup::Setup;

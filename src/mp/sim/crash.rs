@@ -14,7 +14,7 @@
 use std::str::FromStr;
 
 use crate::mp::metrics::Recovery;
-use crate::mp::restarts::RestartTally;
+use crate::mp::restarts::{ObservedRecovery, RestartTally};
 
 use super::core::{Core, Phase};
 use super::queue::Kind;
@@ -103,6 +103,7 @@ impl<M: Message> Core<M> {
         }
         self.crash.down[p] = true;
         self.crash.count += 1;
+        self.hops.crashed(p, self.now, self.entries.iter().sum());
         match self.phase[p] {
             Phase::Waiting(..) | Phase::Leaving(..) => self.waiting -= 1,
             Phase::Inside(g) => {
@@ -136,13 +137,22 @@ impl<M: Message> Core<M> {
     /// per restart operation, and the whole run against (2n − 1) r + 5(n − 1) f.
     pub(super) fn recovery(&self) -> Option<Recovery> {
         let t = self.tally.restarts.as_ref().filter(|_| self.crash.on)?;
-        Some(Recovery::of(
+        let mut r = Recovery::of(
             t,
             self.n,
             self.crash.count,
             self.tally.requests,
             self.tally.messages,
-        ))
+        );
+        if self.hops.on {
+            r.observed = Some(ObservedRecovery::of(
+                self.n,
+                self.entries.iter().sum(),
+                self.hops.crashes(),
+                self.hops.messages_after_crashes(),
+            ));
+        }
+        Some(r)
     }
 }
 

@@ -12,6 +12,7 @@
 //! the one that ran the handler (a RELEASE received before the REQUEST it answers) is on no
 //! such path, though it lengthens the longest chain.
 
+use super::crash::{CRASH_TAG, DETECT_BASE};
 pub use crate::mp::two_hop::{MultiType, TwoHop};
 use crate::mp::{Group, Pid};
 
@@ -40,6 +41,9 @@ struct Link {
     to: u32,
     kind: &'static str,
     sent: f64,
+    /// The latest injected crash in its sender's causal past (an index of `Hops::crashes`
+    /// plus one; 0: none).
+    crash: u32,
 }
 
 /// What ran a process's latest handler: a delivered message (`link`) or a local event.
@@ -69,6 +73,11 @@ pub(super) struct Hops {
     req_origin: Vec<u32>,
     /// The exit that last emptied the system with someone waiting.
     sync_origin: u32,
+    /// Every crash the simulator injected, in order: (process, when, entries before it).
+    crashes: Vec<(Pid, f64, u64)>,
+    /// Per process: the latest crash in its causal past (its own detection of it, or a
+    /// message sent after one), as in `Link::crash`.
+    crash_seen: Vec<u32>,
 }
 
 /// The path an entry waited for.
@@ -112,6 +121,8 @@ impl Hops {
             ],
             req_origin: vec![NONE; n],
             sync_origin: NONE,
+            crashes: Vec::new(),
+            crash_seen: vec![0; n],
         }
     }
 
@@ -126,6 +137,42 @@ impl Hops {
                 depth: 0,
             };
         }
+    }
+
+    /// A timer runs `p`'s handler: a local event, and, if it is the failure detector's
+    /// report of a crash, that crash enters `p`'s causal past.
+    pub(super) fn timer(&mut self, p: Pid, tag: u64, now: f64) {
+        let detected = (DETECT_BASE..CRASH_TAG).contains(&tag);
+        self.local(p, if detected { "detects a crash" } else { "timer" }, now);
+        if self.on && detected {
+            let c = (tag - DETECT_BASE) as Pid;
+            if let Some(i) = self.crashes.iter().position(|x| x.0 == c) {
+                self.crash_seen[p] = self.crash_seen[p].max(i as u32 + 1);
+            }
+        }
+    }
+
+    /// The simulator crashes `p` at `now`, after `entries` entries in the run.
+    pub(super) fn crashed(&mut self, p: Pid, now: f64, entries: u64) {
+        if self.on {
+            self.crashes.push((p, now, entries));
+        }
+    }
+
+    /// The crashes injected, in order: (process, when, entries before it).
+    pub(super) fn crashes(&self) -> &[(Pid, f64, u64)] {
+        &self.crashes
+    }
+
+    /// Every message between distinct processes as (the latest crash in its sender's causal
+    /// past: an index of [`Hops::crashes`] plus one, 0 for none; its kind; when it was sent).
+    pub(super) fn messages_after_crashes(
+        &self,
+    ) -> impl Iterator<Item = (u32, &'static str, f64)> + '_ {
+        self.links
+            .iter()
+            .filter(|k| k.from != k.to)
+            .map(|k| (k.crash, k.kind, k.sent))
     }
 
     /// The path `p`'s entry now waited for.
@@ -222,6 +269,7 @@ impl Hops {
             to: to as u32,
             kind,
             sent: now,
+            crash: self.crash_seen[from],
         });
         let link = (self.links.len() - 1) as u32;
         Some(
@@ -244,6 +292,7 @@ impl Hops {
                 origin: k.origin,
                 depth: k.depth,
             };
+            self.crash_seen[to] = self.crash_seen[to].max(k.crash);
         }
         for (j, &(e, d)) in hops[..w].iter().enumerate() {
             if e != 0 && e == self.epoch[j] {

@@ -237,7 +237,7 @@ fn before_handler<M: crate::mp::Message>(core: &mut Core<M>, kind: &Kind<M>) {
                 core.hops.receive(*to, h);
             }
         }
-        Kind::Timer { p, .. } => core.hops.local(*p, "timer", core.now),
+        Kind::Timer { p, tag } => core.hops.timer(*p, *tag, core.now),
         Kind::Want { p } => {
             let p = *p;
             core.hops.local(p, "asks", core.now);

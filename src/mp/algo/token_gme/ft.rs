@@ -73,6 +73,12 @@ thread_local! {
     pub(super) static RESTART_TWICE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Test-only: this thread's runs send every RESTART twice (`on`) or once.
+#[cfg(test)]
+pub(crate) fn set_restart_twice(on: bool) {
+    RESTART_TWICE.with(|m| m.set(on));
+}
+
 /// Copies of each RESTART the coordinator sends: 1 (2 under the test-only mutant).
 #[cfg(test)]
 fn restart_copies() -> usize {
