@@ -123,8 +123,24 @@ fn trend(v: &Value, fig: &str, metric: &str, moves: Moves) -> Result<Judged, Str
         format!("{}; rank correlation {rho:.2}", show(&param, &pts)),
         effort(v),
         ok,
-        || why,
+        || format!("{why}{}", level_caveat(v)),
     ))
+}
+
+/// Where the level's few seeds make the interval a low-level one, why this level's verdict may
+/// differ from the full level's (empty otherwise).
+fn level_caveat(v: &Value) -> String {
+    let first = items(v).into_iter().next().cloned().unwrap_or_default();
+    let (seeds, level) = (num(&first["ratio"], "seeds"), num(&first["ratio"], "level"));
+    if level < 0.9 {
+        format!(
+            "; with {seeds} seeds a side the interval's level is {:.0}%: about one such interval in {:.0} misses the true figure, so this level's verdict may differ from the full level's",
+            100.0 * level,
+            1.0 / (1.0 - level).max(1e-9)
+        )
+    } else {
+        String::new()
+    }
 }
 
 fn effort(v: &Value) -> String {
@@ -166,11 +182,12 @@ fn as_much_as(v: &Value, figs: &[&str], metric: &str, pct: f64) -> Result<Judged
         ok,
         || {
             format!(
-                "our largest effect is {:.1} points {} the paper's {pct}% (read as {}–{}%); cause not established (we run fewer requests per process than the paper's 500)",
+                "our largest effect is {:.1} points {} the paper's {pct}% (read as {}–{}%); cause not established (we run fewer requests per process than the paper's 500){}",
                 if e > pct { e - pct } else { pct - e },
                 if e > pct { "above" } else { "below" },
                 pct - 0.5,
-                pct + 0.5
+                pct + 0.5,
+                level_caveat(v)
             )
         },
     ))
@@ -235,7 +252,13 @@ fn outperforms(v: &Value) -> Result<Judged, String> {
         ),
         effort(v),
         bad.is_empty(),
-        || format!("{}; cause not established", bad.join("; ")),
+        || {
+            format!(
+                "{}; cause not established{}",
+                bad.join("; "),
+                level_caveat(v)
+            )
+        },
     ))
 }
 
@@ -265,7 +288,7 @@ fn message_drop(v: &Value) -> Result<Judged, String> {
         ),
         effort(v),
         lo <= 45.5 && 44.5 <= hi,
-        || "the ratio's fall is not 45% (read as 44.5–45.5%): the paper's phrase may mean the ratio's distance below 1 (printed beside ours); cause not established".into(),
+        || format!("the ratio's fall is not 45% (read as 44.5–45.5%): the paper's phrase may mean the ratio's distance below 1 (printed beside ours); cause not established{}", level_caveat(v)),
     ))
 }
 
