@@ -134,6 +134,15 @@ pub fn specs(l: &Level) -> Vec<Spec> {
         &Said::of("bw-bakery"),
         growth::command(l, "bw-bakery", "cc", ""),
     ));
+    let bounded = Said::of("burns-lamport").info.bounded;
+    v.push(Spec::new(
+        "000/bl-space",
+        "§1, §4, Fig. 2",
+        "Burns–Lamport: one bit of shared space per process (Competing, N booleans)",
+        "N registers, each a boolean",
+        vec![growth::command(l, "burns-lamport", "cc", "")],
+        move |o| bits_per_process(&o[0], bounded),
+    ));
     let blocks = Said::of("burns-lamport").bound(Model::Cc);
     v.push(Spec::new(
         "000/sec4",
@@ -308,6 +317,38 @@ fn prop_id(p: &str) -> String {
 }
 
 /// Burns–Lamport's scripted schedule: the victim blocked at least N(N−1)/2 times at each N.
+/// One register per process, each a bounded one (a boolean): the registers the lock
+/// allocated at each N against N, and the lock's file saying its registers are bounded.
+fn bits_per_process(v: &Value, bounded: bool) -> Result<Judged, String> {
+    let mut at = Vec::new();
+    let mut off = Vec::new();
+    for r in items(v) {
+        let n = num(r, "threads");
+        let regs = num(r, "registers");
+        at.push(format!("N={n}: {regs}"));
+        if regs != n {
+            off.push(format!("N = {n}: {regs} registers"));
+        }
+    }
+    if at.is_empty() {
+        return Err("the rmr run has no point".into());
+    }
+    if !bounded {
+        off.push("the lock's file does not say its registers are bounded".into());
+    }
+    Ok(Judged::check(
+        format!(
+            "registers {}; bounded (booleans): {}",
+            at.join(", "),
+            if bounded { "yes" } else { "no" }
+        ),
+        "registers allocated by the lock on the counting memory; boundedness from the lock's file"
+            .into(),
+        off.is_empty(),
+        || off.join("; "),
+    ))
+}
+
 fn burns_lamport(v: &Value) -> Result<Judged, String> {
     let mut at = Vec::new();
     let mut short = Vec::new();
@@ -461,4 +502,42 @@ fn sections(
         off.is_empty(),
         || format!("the {section} costs otherwise: {}", off.join(", ")),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_bounded_register_per_process_holds_and_anything_else_differs() {
+        let at = |regs: [u64; 3]| {
+            serde_json::json!([
+                {"threads": 2, "registers": regs[0]},
+                {"threads": 4, "registers": regs[1]},
+                {"threads": 8, "registers": regs[2]}
+            ])
+        };
+        let holds = bits_per_process(&at([2, 4, 8]), true).unwrap();
+        assert_eq!(holds.verdict, Verdict::Holds, "{}", holds.ours);
+        // A register more per process (a second array), or one shared register beside them.
+        for regs in [[4, 8, 16], [3, 5, 9]] {
+            let j = bits_per_process(&at(regs), true).unwrap();
+            assert!(
+                matches!(&j.verdict, Verdict::Differs(w) if w.contains("N = 2")),
+                "{j:?}"
+            );
+        }
+        // Unbounded registers (a counter where the figure has a bit).
+        let j = bits_per_process(&at([2, 4, 8]), false).unwrap();
+        assert!(
+            matches!(&j.verdict, Verdict::Differs(w) if w.contains("bounded")),
+            "{j:?}"
+        );
+        assert!(bits_per_process(&serde_json::json!([]), true).is_err());
+    }
+
+    #[test]
+    fn the_burns_lamport_file_says_its_registers_are_bounded() {
+        assert!(Said::of("burns-lamport").info.bounded);
+    }
 }
