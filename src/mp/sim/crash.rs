@@ -25,6 +25,13 @@ pub(super) const CRASH_TAG: u64 = u64::MAX;
 /// Timer tags from here on report a crash to a process: the tag is this plus the crashed id.
 pub(super) const DETECT_BASE: u64 = 1 << 63;
 
+/// The crashed process a failure detector's timer reports (None for any other timer).
+pub(super) fn detected(tag: u64) -> Option<Pid> {
+    (DETECT_BASE..CRASH_TAG)
+        .contains(&tag)
+        .then(|| (tag - DETECT_BASE) as Pid)
+}
+
 /// One crash: process `p` stops at time `at`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Crash {

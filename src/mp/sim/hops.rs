@@ -12,7 +12,6 @@
 //! the one that ran the handler (a RELEASE received before the REQUEST it answers) is on no
 //! such path, though it lengthens the longest chain.
 
-use super::crash::{CRASH_TAG, DETECT_BASE};
 pub use crate::mp::two_hop::{MultiType, TwoHop};
 use crate::mp::{Group, Pid};
 
@@ -140,12 +139,15 @@ impl Hops {
     }
 
     /// A timer runs `p`'s handler: a local event, and, if it is the failure detector's
-    /// report of a crash, that crash enters `p`'s causal past.
-    pub(super) fn timer(&mut self, p: Pid, tag: u64, now: f64) {
-        let detected = (DETECT_BASE..CRASH_TAG).contains(&tag);
-        self.local(p, if detected { "detects a crash" } else { "timer" }, now);
-        if self.on && detected {
-            let c = (tag - DETECT_BASE) as Pid;
+    /// report of the crash of `detected`, that crash enters `p`'s causal past.
+    pub(super) fn timer(&mut self, p: Pid, detected: Option<Pid>, now: f64) {
+        let what = if detected.is_some() {
+            "detects a crash"
+        } else {
+            "timer"
+        };
+        self.local(p, what, now);
+        if let Some(c) = detected.filter(|_| self.on) {
             if let Some(i) = self.crashes.iter().position(|x| x.0 == c) {
                 self.crash_seen[p] = self.crash_seen[p].max(i as u32 + 1);
             }

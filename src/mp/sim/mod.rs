@@ -237,7 +237,7 @@ fn before_handler<M: crate::mp::Message>(core: &mut Core<M>, kind: &Kind<M>) {
                 core.hops.receive(*to, h);
             }
         }
-        Kind::Timer { p, tag } => core.hops.timer(*p, *tag, core.now),
+        Kind::Timer { p, tag } => core.hops.timer(*p, crash::detected(*tag), core.now),
         Kind::Want { p } => {
             let p = *p;
             core.hops.local(p, "asks", core.now);
@@ -276,10 +276,10 @@ fn handle<A: Algorithm>(core: &mut Core<A::Msg>, procs: &mut [A], p: Pid, kind: 
             rt.core.crash_now(p);
             return;
         }
-        Kind::Timer { tag, .. } if tag >= crash::DETECT_BASE => {
-            proc_.on_crash_detected(rt, (tag - crash::DETECT_BASE) as Pid)
-        }
-        Kind::Timer { tag, .. } => proc_.on_timer(rt, tag),
+        Kind::Timer { tag, .. } => match crash::detected(tag) {
+            Some(c) => proc_.on_crash_detected(rt, c),
+            None => proc_.on_timer(rt, tag),
+        },
         Kind::Want { p } => {
             let Phase::Waiting(_, g) = rt.core.phase[p] else {
                 unreachable!("just set")
