@@ -32,6 +32,49 @@ pub const RECOVERY_KINDS: [&str; 5] = ["NOTIFY", "RESTART", "DONE", "START", "RE
 /// Where an operation counts LEAVE (charged to old requests), after the paper's five.
 const LEAVE: usize = RECOVERY_KINDS.len();
 
+/// Recovery messages by kind: those of one restart operation, or those the simulator charged
+/// to one crash (seed 003 §5.3.4).
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct KindCounts {
+    /// NOTIFY messages.
+    pub notify: u64,
+    /// RESTART messages.
+    pub restart: u64,
+    /// DONE messages.
+    pub done: u64,
+    /// START messages.
+    pub start: u64,
+    /// RESUME messages.
+    pub resume: u64,
+    /// LEAVE messages of old requests (charged to them by the paper, not counted in `total`).
+    pub leave: u64,
+    /// The five kinds together.
+    pub total: u64,
+}
+
+impl KindCounts {
+    /// Counts indexed as [`RECOVERY_KINDS`], LEAVE last.
+    fn of(c: &[u64; LEAVE + 1]) -> Self {
+        KindCounts {
+            notify: c[0],
+            restart: c[1],
+            done: c[2],
+            start: c[3],
+            resume: c[4],
+            leave: c[LEAVE],
+            total: c[..LEAVE].iter().sum(),
+        }
+    }
+
+    /// `NOTIFY a, RESTART b, DONE c, START d, RESUME e`.
+    fn five(&self) -> String {
+        format!(
+            "NOTIFY {}, RESTART {}, DONE {}, START {}, RESUME {}",
+            self.notify, self.restart, self.done, self.start, self.resume
+        )
+    }
+}
+
 /// One operation as counted so far.
 #[derive(Clone, Debug)]
 struct Op {
@@ -127,7 +170,7 @@ impl RestartTally {
             .iter()
             .map(|o| {
                 let five = &o.counts[..LEAVE];
-                let total: u64 = five.iter().sum();
+                let kinds = KindCounts::of(&o.counts);
                 let status = match (o.begun, o.ended) {
                     (None, _) => "not started",
                     (Some(_), Some(_)) => "completed",
@@ -145,14 +188,8 @@ impl RestartTally {
                     status,
                     begun: o.begun,
                     ended: o.ended,
-                    notify: o.counts[0],
-                    restart: o.counts[1],
-                    done: o.counts[2],
-                    start: o.counts[3],
-                    resume: o.counts[4],
-                    leave: o.counts[LEAVE],
-                    total,
-                    within: total <= 5 * each && five.iter().all(|&c| c <= each),
+                    kinds,
+                    within: kinds.total <= 5 * each && five.iter().all(|&c| c <= each),
                 }
             })
             .collect();
@@ -179,20 +216,9 @@ pub struct RestartOp {
     pub begun: Option<f64>,
     /// When it sent RESUME.
     pub ended: Option<f64>,
-    /// NOTIFY messages.
-    pub notify: u64,
-    /// RESTART messages.
-    pub restart: u64,
-    /// DONE messages.
-    pub done: u64,
-    /// START messages.
-    pub start: u64,
-    /// RESUME messages.
-    pub resume: u64,
-    /// LEAVE messages of its old requests (charged to them by the paper, not counted here).
-    pub leave: u64,
-    /// The five kinds together.
-    pub total: u64,
+    /// Its messages by kind (LEAVE: of its old requests).
+    #[serde(flatten)]
+    pub kinds: KindCounts,
     /// `total` ≤ 5(n − 1) and each of the five kinds ≤ n − 1.
     pub within: bool,
 }
@@ -239,10 +265,10 @@ impl Recovery {
         let sum = |f: fn(&RestartOp) -> u64| operations.iter().map(f).sum::<u64>();
         Recovery {
             crashes,
-            recovery_messages: sum(|o| o.total),
+            recovery_messages: sum(|o| o.kinds.total),
             recovery_bound: 5 * each * crashes,
-            leave_messages: sum(|o| o.leave),
-            operation_messages_max: operations.iter().map(|o| o.total).max().unwrap_or(0),
+            leave_messages: sum(|o| o.kinds.leave),
+            operation_messages_max: operations.iter().map(|o| o.kinds.total).max().unwrap_or(0),
             operation_bound: 5 * each,
             operations_over_bound: operations.iter().filter(|o| !o.within).count() as u64,
             requests,
@@ -269,9 +295,8 @@ impl Recovery {
             .filter(|o| !o.within)
             .map(|o| {
                 format!(
-                    "restart operation {} (coordinator p{}, {}): {} messages (NOTIFY {}, RESTART {}, DONE {}, START {}, RESUME {}) > 5(n-1) = {} or n-1 = {each} of a kind (seed 003 §5.3.4)",
-                    o.id, o.coordinator, o.status, o.total, o.notify, o.restart, o.done,
-                    o.start, o.resume, self.operation_bound
+                    "restart operation {} (coordinator p{}, {}): {} messages ({}) > 5(n-1) = {} or n-1 = {each} of a kind (seed 003 §5.3.4)",
+                    o.id, o.coordinator, o.status, o.kinds.total, o.kinds.five(), self.operation_bound
                 )
             }));
         if let Some(o) = &self.observed {
@@ -314,13 +339,13 @@ impl Recovery {
                 format!("p{}", o.coordinator),
                 time(o.begun),
                 time(o.ended),
-                o.notify.to_string(),
-                o.restart.to_string(),
-                o.done.to_string(),
-                o.start.to_string(),
-                o.resume.to_string(),
-                o.total.to_string(),
-                o.leave.to_string(),
+                o.kinds.notify.to_string(),
+                o.kinds.restart.to_string(),
+                o.kinds.done.to_string(),
+                o.kinds.start.to_string(),
+                o.kinds.resume.to_string(),
+                o.kinds.total.to_string(),
+                o.kinds.leave.to_string(),
                 o.status.to_string(),
                 if o.within { "ok" } else { "OVER" }.to_string(),
             ]);
@@ -329,9 +354,8 @@ impl Recovery {
         if let Some(o) = &self.observed {
             for c in &o.crashes {
                 out.push_str(&format!(
-                    "the crash of p{} at {:.1}, observed: {} messages caused (NOTIFY {}, RESTART {}, DONE {}, START {}, RESUME {}; LEAVE {}){}, {} entries after: {}\n",
-                    c.process, c.at, c.total, c.notify, c.restart, c.done, c.start, c.resume,
-                    c.leave,
+                    "the crash of p{} at {:.1}, observed: {} messages caused ({}; LEAVE {}){}, {} entries after: {}\n",
+                    c.process, c.at, c.kinds.total, c.kinds.five(), c.kinds.leave,
                     if c.nested { ", cut into by the next crash" } else { "" },
                     c.entries_after,
                     if c.within { "ok" } else { "OVER" }
@@ -388,9 +412,10 @@ mod tests {
         let o = &ops[0];
         assert_eq!((o.id, o.coordinator, o.status), (1, 0, "completed"));
         assert_eq!((o.begun, o.ended), (Some(10.0), Some(20.0)));
-        let counts = [o.notify, o.restart, o.done, o.start, o.resume, o.leave];
+        let k = &o.kinds;
+        let counts = [k.notify, k.restart, k.done, k.start, k.resume, k.leave];
         assert_eq!(counts, [2, 2, 2, 1, 2, 1]);
-        assert_eq!(o.total, 9);
+        assert_eq!(o.kinds.total, 9);
         assert!(o.within);
     }
 
@@ -414,7 +439,7 @@ mod tests {
         let ops = t.operations(4);
         let st: Vec<_> = ops
             .iter()
-            .map(|o| (o.id, o.coordinator, o.status, o.total))
+            .map(|o| (o.id, o.coordinator, o.status, o.kinds.total))
             .collect();
         assert_eq!(
             st,
@@ -440,7 +465,7 @@ mod tests {
             t.message(j, 0, &TgMsg::Done(1, None));
         }
         let o = &t.operations(4)[0];
-        assert_eq!((o.restart, o.total), (6, 12));
+        assert_eq!((o.kinds.restart, o.kinds.total), (6, 12));
         assert!(!o.within);
         let r = Recovery::of(&t, 4, 1, 10, 50);
         assert_eq!((r.operations_over_bound, r.operation_bound), (1, 15));

@@ -10,7 +10,7 @@
 
 use serde::Serialize;
 
-use super::{LEAVE, RECOVERY_KINDS};
+use super::{KindCounts, LEAVE, RECOVERY_KINDS};
 use crate::mp::Pid;
 
 /// One injected crash and the recovery messages charged to it.
@@ -20,20 +20,10 @@ pub struct CrashRecovery {
     pub process: Pid,
     /// When.
     pub at: f64,
-    /// NOTIFY, RESTART, DONE, START and RESUME messages charged to it.
-    pub notify: u64,
-    /// RESTART messages.
-    pub restart: u64,
-    /// DONE messages.
-    pub done: u64,
-    /// START messages.
-    pub start: u64,
-    /// RESUME messages.
-    pub resume: u64,
-    /// LEAVE messages (the paper charges them to the old requests, not to the restart).
-    pub leave: u64,
-    /// The five kinds together.
-    pub total: u64,
+    /// The recovery messages charged to it, by kind (LEAVE: the paper charges those to the
+    /// old requests, not to the restart).
+    #[serde(flatten)]
+    pub kinds: KindCounts,
     /// When the first and the last of them were sent.
     pub first_sent: Option<f64>,
     /// When the last of them was sent.
@@ -109,7 +99,6 @@ impl ObservedRecovery {
             .enumerate()
             .map(|(j, &(process, at, before))| {
                 let k = &counts[j];
-                let total: u64 = k[..LEAVE].iter().sum();
                 for (u, c) in upto.iter_mut().zip(k) {
                     *u += c;
                 }
@@ -118,13 +107,7 @@ impl ObservedRecovery {
                 CrashRecovery {
                     process,
                     at,
-                    notify: k[0],
-                    restart: k[1],
-                    done: k[2],
-                    start: k[3],
-                    resume: k[4],
-                    leave: k[LEAVE],
-                    total,
+                    kinds: KindCounts::of(k),
                     first_sent: sent[j].map(|s| s.0),
                     last_sent,
                     resumed: resumed[j],
@@ -140,7 +123,7 @@ impl ObservedRecovery {
             .collect();
         ObservedRecovery {
             uncaused,
-            messages_max: out.iter().map(|c| c.total).max().unwrap_or(0),
+            messages_max: out.iter().map(|c| c.kinds.total).max().unwrap_or(0),
             over_bound: out.iter().filter(|c| !c.within).count() as u64,
             crashes: out,
         }
@@ -155,9 +138,8 @@ impl ObservedRecovery {
             .filter(|c| !c.within)
             .map(|c| {
                 format!(
-                    "the crashes up to p{}'s at {:.1} caused more recovery messages than 5(n-1) = {} or n-1 = {each} of a kind per crash; this one {} (NOTIFY {}, RESTART {}, DONE {}, START {}, RESUME {}) (seed 003 §5.3.4)",
-                    c.process, c.at, 5 * each, c.total, c.notify, c.restart, c.done, c.start,
-                    c.resume
+                    "the crashes up to p{}'s at {:.1} caused more recovery messages than 5(n-1) = {} or n-1 = {each} of a kind per crash; this one {} ({}) (seed 003 §5.3.4)",
+                    c.process, c.at, 5 * each, c.kinds.total, c.kinds.five()
                 )
             })
             .collect();
@@ -196,10 +178,15 @@ mod tests {
         let r = ObservedRecovery::of(4, 9, &crashes, msgs.into_iter());
         let c = &r.crashes;
         assert_eq!(
-            (c[0].notify, c[0].restart, c[0].done, c[0].total),
+            (
+                c[0].kinds.notify,
+                c[0].kinds.restart,
+                c[0].kinds.done,
+                c[0].kinds.total
+            ),
             (2, 2, 1, 5)
         );
-        assert_eq!((c[1].total, c[1].leave), (4, 1));
+        assert_eq!((c[1].kinds.total, c[1].kinds.leave), (4, 1));
         assert!(c[0].nested && !c[1].nested);
         assert_eq!((c[0].first_sent, c[0].last_sent), (Some(12.0), Some(35.0)));
         assert_eq!((c[0].entries_after, c[1].entries_after), (4, 3));

@@ -367,8 +367,8 @@ fn the_coordinator_crashing_during_its_own_restart_aborts_it_and_p1_restarts_apa
             assert_eq!(ops(&r), [(1, 0, "aborted"), (2, 1, "completed")], "{seed}");
             let o = &r.recovery.as_ref().unwrap().operations;
             // Each counted on its own: p0's RESTARTs are its operation's, p1's its own.
-            assert_eq!((o[0].restart, o[1].restart), (4, 3));
-            assert_eq!((o[0].resume, o[1].resume), (0, 3));
+            assert_eq!((o[0].kinds.restart, o[1].kinds.restart), (4, 3));
+            assert_eq!((o[0].kinds.resume, o[1].kinds.resume), (0, 3));
         }
     }
 }
@@ -385,7 +385,10 @@ fn a_second_crash_during_a_restart_aborts_it_and_the_coordinator_restarts_again(
             recovered(&r, 2);
             assert_eq!(ops(&r), [(1, 0, "aborted"), (2, 0, "completed")], "{seed}");
             let o = &r.recovery.as_ref().unwrap().operations;
-            assert_eq!((o[0].done, o[0].resume, o[1].restart), (3, 0, 3));
+            assert_eq!(
+                (o[0].kinds.done, o[0].kinds.resume, o[1].kinds.restart),
+                (3, 0, 3)
+            );
         }
     }
 }
@@ -462,7 +465,7 @@ fn a_restart_sent_twice_is_caught_per_operation_and_per_crash_and_not_by_the_poo
             let rec = r.recovery.as_ref().unwrap();
             assert!(rec.recovery_messages <= rec.recovery_bound, "{rec:?}");
             assert_eq!(rec.operations_over_bound, 1, "{rec:?}");
-            assert_eq!(rec.operations[0].restart, 8);
+            assert_eq!(rec.operations[0].kinds.restart, 8);
             // Caught twice: by the operation's own count, and by what the simulator saw
             // the one crash cause.
             let f = rec.failures();
