@@ -323,3 +323,43 @@ pub fn apply(
     }
     placed
 }
+
+/// A fresh private anonymous mapping, for tests that need pages nothing has touched yet (a
+/// heap allocation may reuse pages already faulted in); unmapped when dropped.
+#[cfg(test)]
+pub(crate) struct FreshMapping {
+    /// Its first byte.
+    pub(crate) addr: *mut u8,
+    len: usize,
+}
+
+#[cfg(test)]
+impl FreshMapping {
+    /// Maps `len` bytes, readable and writable; panics with the system's error when it cannot.
+    pub(crate) fn new(len: usize) -> Self {
+        // SAFETY: an anonymous private mapping with no address hint; it aliases nothing.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert_ne!(map, libc::MAP_FAILED, "{}", io::Error::last_os_error());
+        FreshMapping {
+            addr: map.cast(),
+            len,
+        }
+    }
+}
+
+#[cfg(test)]
+impl Drop for FreshMapping {
+    fn drop(&mut self) {
+        // SAFETY: the mapping of `len` bytes made by `new`, no longer used.
+        unsafe { libc::munmap(self.addr.cast(), self.len) };
+    }
+}

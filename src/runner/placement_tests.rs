@@ -199,24 +199,10 @@ fn one_query_says_where_every_page_is() {
     let regs = PagedMemory::default().per_process(8, 1);
     // A fresh anonymous mapping's page that nothing touched: the kernel has no page there
     // yet. (A heap allocation may reuse pages another test already touched.)
-    const LEN: usize = 1 << 21;
-    // SAFETY: a private anonymous mapping of LEN bytes, unmapped below and never dereferenced.
-    let untouched = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            LEN,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    assert_ne!(untouched, libc::MAP_FAILED);
+    let untouched = crate::mem::placement::FreshMapping::new(1 << 21);
     let mut addrs: Vec<usize> = regs.iter().map(|r| r as *const _ as usize).collect();
-    addrs.push(untouched as usize + (1 << 20));
+    addrs.push(untouched.addr as usize + (1 << 20));
     let found = nodes_of(&addrs).unwrap();
-    // SAFETY: the mapping made above, of LEN bytes, no longer used.
-    unsafe { libc::munmap(untouched, LEN) };
     assert_eq!(found.len(), 9);
     for n in &found[..8] {
         assert_eq!(*n.as_ref().unwrap(), 0);

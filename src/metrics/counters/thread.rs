@@ -320,24 +320,11 @@ mod tests {
     /// memory could be reused and already mapped; a new anonymous mapping cannot.)
     fn fault_pages() {
         const LEN: usize = 64 * 4096;
-        // SAFETY: an anonymous private mapping with no address hint; it aliases nothing.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                LEN,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        assert_ne!(map, libc::MAP_FAILED, "{}", io::Error::last_os_error());
+        let map = crate::mem::placement::FreshMapping::new(LEN);
         for offset in (0..LEN).step_by(4096) {
             // SAFETY: `offset < LEN`, inside the writable mapping made above.
-            unsafe { std::ptr::write_volatile(map.cast::<u8>().add(offset), 1) };
+            unsafe { std::ptr::write_volatile(map.addr.add(offset), 1) };
         }
-        // SAFETY: `map` is the mapping of `LEN` bytes made above, no longer used.
-        unsafe { libc::munmap(map, LEN) };
     }
 
     #[test]
