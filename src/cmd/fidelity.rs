@@ -9,9 +9,10 @@ use anyhow::{Context, Result};
 use crate::engine::fidelity::{
     default_sampling, measure_all, measure_boundary, BoundaryPoint, FidelityPlan, FIDELITY_LOCKS,
 };
-use crate::engine::options::OracleArg;
+use crate::engine::options::{OracleArg, WaitArg};
 use crate::error::UsageError;
 use crate::locks::Problem;
+use crate::mem::WaitPolicy;
 use crate::opts::{Format, FormatOpt, LockOpt, LoopOpt, OutOpt, RoundsOpt, ThreadsOpt, WindowOpt};
 use crate::registry::plugin::PREFIX;
 use crate::registry::{lookup, LockEntry};
@@ -58,6 +59,11 @@ pub struct Args {
     /// `--out`: the directory the results are saved under (default reports/).
     #[command(flatten)]
     pub out: OutOpt,
+    /// How waiting threads wait in both loops (default spin: fidelity pins one thread per
+    /// physical core). `yield` where the cores are emulated or shared with other work, where a
+    /// pure spinner can hold the CPU the lock holder needs.
+    #[arg(long, value_enum)]
+    pub wait: Option<WaitArg>,
     /// The plug-in boundary instead: each `plugin:PATH=LOCK` sets the C plug-in against the
     /// built-in LOCK it reimplements, both in a bare loop at 1 thread, and reports what the
     /// boundary costs per passage (e.g. `plugin:target/c-examples/libticket.so=ticket`).
@@ -150,6 +156,10 @@ pub fn exec(args: &Args) -> Result<i32> {
             sampling,
             rounds,
             oracle: args.harness.oracle.unwrap_or(OracleArg::Auto),
+            wait: match args.wait {
+                Some(WaitArg::Yield) => WaitPolicy::YIELD,
+                Some(WaitArg::Spin) | None => WaitPolicy::Spin,
+            },
         },
         &store,
     );
@@ -340,8 +350,9 @@ fn render(
         out = serde_json::to_string_pretty(points)? + "\n";
     } else {
         out.push_str(&format!(
-            "harness = the default passage loop (oracle, 1 passage in {latency_sample}{} timed, counters) against a bare loop of the same lock (enter; exit); {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]; range = (max − min) / median over the rounds\n",
+            "harness = the default passage loop (oracle, 1 passage in {latency_sample}{} timed, counters) against a bare loop of the same lock (enter; exit), waiting with {}; {} interleaved rounds of {} each; ratio = harness / bare throughput, median [interval, level]; range = (max − min) / median over the rounds\n",
             if sampling.1.is_some() { " or fewer" } else { "" },
+            points.last().map_or("spin", |f| f.wait.as_str()),
             rounds,
             format_duration(duration)
         ));

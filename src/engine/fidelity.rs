@@ -91,6 +91,8 @@ pub struct FidelityPlan<'a> {
     pub sampling: (u64, Option<f64>),
     pub rounds: usize,
     pub oracle: OracleArg,
+    /// How waiting threads wait in both loops.
+    pub wait: WaitPolicy,
 }
 
 /// The load of the host over one fidelity point, saved beside the points (`fidelity-load.json`).
@@ -141,7 +143,7 @@ pub fn measure_all(
                 e.clone(),
                 t,
                 placement,
-                WaitPolicy::Spin,
+                f.wait,
                 f.duration,
                 f.warmup,
                 sampling,

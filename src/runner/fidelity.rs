@@ -20,6 +20,8 @@ pub struct FidelityPoint {
     pub rounds: usize,
     /// The oracle the harness ran with.
     pub oracle: String,
+    /// How waiting threads waited in both loops (`spin` or `spin-then-yield`).
+    pub wait: String,
     /// One passage in this many was timed in the harness.
     pub latency_sample: u64,
     /// Bare-loop throughput, passages per second (median over rounds).
@@ -83,6 +85,7 @@ pub fn measure(template: &RunSpec, rounds: usize) -> Result<FidelityPoint, RunFa
         threads: template.threads,
         rounds: ratios.len(),
         oracle: template.effective_oracle().name().to_string(),
+        wait: template.policy.name().to_string(),
         latency_sample: template.latency_sample,
         bare_per_sec: med(&bare),
         harness_per_sec: med(&harness),
@@ -127,5 +130,6 @@ mod tests {
         assert!(f.bare_spread >= 0.0 && f.ratio_spread >= 0.0);
         assert!(f.added_ns_per_passage.is_some());
         assert_eq!(f.oracle, "self-check");
+        assert_eq!(f.wait, "spin");
     }
 }
