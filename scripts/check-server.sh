@@ -83,7 +83,7 @@ if [ -z "$iso" ]; then
 else ok "isolated CPUs $iso"; fi
 if [ -r "$root/proc/loadavg" ]; then
   load=$(cut -d' ' -f1 "$root/proc/loadavg")
-  ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+  ncpu=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc 2>/dev/null || echo 1)
   if awk -v l="$load" -v n="$ncpu" 'BEGIN { exit !(l > n * 0.25) }'; then
     warn "load average $load on $ncpu CPUs: something else is running; figures will be noisy"
   else ok "load average $load"; fi

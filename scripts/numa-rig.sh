@@ -11,8 +11,9 @@
 # second serial port; `cargo test --lib numa_rig` then checks each policy's CPUs against the
 # guest's sysfs and that every page was on the node its policy names, and the validation
 # report is written from the guest's results. Needs scripts/install-rig.sh (run here first).
-# LOCKBENCH=PATH uses that binary instead of building the release one. It takes several minutes
-# on 2 host cores: it is not part of CI. The guest boots with no_timer_check: on a loaded host
+# LOCKBENCH=PATH uses that binary instead of building the release one. About 2 minutes on 2
+# host cores (CI runs it, with tighter bounds: RIG_STEP_TIMEOUT and RIG_VALIDATE_TIMEOUT bound
+# each step in the guest, RIG_GUEST_TIMEOUT the whole guest, default 3600 s). The guest boots with no_timer_check: on a loaded host
 # the emulated CPUs run too slowly for the kernel's boot-time check of the timer interrupt, which
 # then panics ("IO-APIC + timer doesn't work!") before init runs.
 set -euo pipefail
@@ -60,6 +61,7 @@ cat >"$root/init" <<INIT
 /bin/busybox --install -s /bin
 export PATH=/bin HOME=/tmp
 mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev; mount -t tmpfs tmp /tmp
+hostname numa-rig
 out=/tmp/out; mkdir -p \$out/sysfs
 echo "rig: \$(nproc) CPUs, nodes \$(cat /sys/devices/system/node/online)"
 # The guest kernel's view of the topology, as Topology::read reads it.
@@ -103,7 +105,7 @@ for pol in local interleave node:3; do
 done
 if [ $validate = 1 ]; then
   echo "rig: validate-server.sh --quick"
-  export LOCKBENCH=/bin/lockbench VALIDATE_RUN_ARGS="--wait yield" VALIDATE_LOCKS="ticket,std-mutex,mcs,lamport-bakery" VALIDATE_CALIBRATE="--cpus 0,4,8,12"
+  export LOCKBENCH=/bin/lockbench VALIDATE_RUN_ARGS="--wait yield" VALIDATE_LOCKS="ticket,std-mutex,mcs,lamport-bakery" VALIDATE_CALIBRATE="--cpus 0,4,8,12" VALIDATE_FIDELITY_ARGS="--wait yield --lock ticket,std-mutex" VALIDATE_PROGRESS=/dev/ttyS0
   bounded validate \$out/validate.out ${RIG_VALIDATE_TIMEOUT:-2400} bash /scripts/validate-server.sh --quick \$out/validate
 fi
 dmesg >\$out/dmesg.txt 2>&1
@@ -115,7 +117,12 @@ chmod +x "$root/init"
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$work/initrd.gz"
 
 # KVM where it works (RIG_ACCEL=kvm); TCG by default, since /dev/kvm can exist without working.
+# TCG runs every vCPU on one host thread in turn (RIG_TCG_THREAD=single, the default): with one
+# host thread per vCPU (multi), 16 vCPU threads on a busy 2-core host left a vCPU unscheduled
+# for minutes, and the guest kernel then reported a soft lockup of the CPU waiting on it and an
+# RCU stall ("timer wakeup didn't happen"), and the step never ended. In turn, every vCPU moves.
 accel=${RIG_ACCEL:-tcg}
+[ "$accel" != tcg ] || accel="tcg,thread=${RIG_TCG_THREAD:-single}"
 numa=()
 for n in 0 1 2 3; do
   numa+=(-object "memory-backend-ram,id=m$n,size=512M" -numa "node,nodeid=$n,cpus=$((n * 4))-$((n * 4 + 3)),memdev=m$n")
@@ -125,7 +132,7 @@ start=$(date +%s)
 # QEMU goes when this script does (Ctrl-C, a kill), not left running on the host's cores.
 trap 'kill $qemu 2>/dev/null || true' EXIT
 trap 'exit 130' INT TERM
-timeout 3600 qemu-system-x86_64 -accel $accel -cpu max -m 2048 -smp 16,sockets=2,cores=8,threads=1 "${numa[@]}" \
+timeout "${RIG_GUEST_TIMEOUT:-3600}" qemu-system-x86_64 -accel $accel -cpu max -m 2048 -smp 16,sockets=2,cores=8,threads=1 "${numa[@]}" \
   -kernel "$kernel" -initrd "$work/initrd.gz" -append "console=ttyS0 panic=-1 quiet no_timer_check" \
   -display none -monitor none -no-reboot \
   -serial "file:$work/console.log" -serial "file:$work/data.b64" &

@@ -11,15 +11,17 @@
 # --quick: 50 ms windows, two rounds (a few minutes on 2 cores). LOCKBENCH=PATH picks the
 # binary (default target/release/lockbench, built when missing); VALIDATE_RUN_ARGS adds options
 # to every run (e.g. "--wait yield" on emulated CPUs); VALIDATE_LOCKS narrows "every lock" (a
-# comma-separated list; default all), VALIDATE_CALIBRATE adds calibrate options ("--cpus 0,8").
-# The report needs python3 (scripts/validate-report.py).
+# comma-separated list; default all), VALIDATE_FIDELITY_ARGS adds options to `fidelity` ("--wait
+# yield --lock ticket"), VALIDATE_CALIBRATE adds calibrate options ("--cpus 0,8"),
+# VALIDATE_PROGRESS=FILE also appends each step, with the seconds since the start, to FILE (a
+# console). The report needs python3 (scripts/validate-report.py).
 set -euo pipefail
 quick=0
 out=""
 for a in "$@"; do
   case "$a" in
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "unknown option $a: use --quick or --help" >&2; exit 2 ;;
     *) [ -z "$out" ] || { echo "one OUTDIR only (got $out and $a)" >&2; exit 2; }; out="$a" ;;
   esac
@@ -33,8 +35,12 @@ fi
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 extra=(${VALIDATE_RUN_ARGS:-})
+fextra=(${VALIDATE_FIDELITY_ARGS:-})
 started=$(date +%s)
-step() { echo "== $*" >&2; }
+step() {
+  echo "== $*" >&2
+  [ -z "${VALIDATE_PROGRESS:-}" ] || echo "validate: $(( $(date +%s) - started )) s: $*" >>"$VALIDATE_PROGRESS"
+}
 
 if [ $quick = 1 ]; then
   timing=(--duration 50ms --warmup 10ms --repeat 2)
@@ -75,7 +81,7 @@ step "list"
 step "fidelity at 1 and $cores threads"
 fthreads=1
 [ "$cores" -gt 1 ] && fthreads="1,$cores"
-"$bin" fidelity --threads "$fthreads" "${fid[@]}" --out "$out/fidelity" --format json >"$out/fidelity.json" 2>"$out/fidelity.log" \
+"$bin" fidelity --threads "$fthreads" "${fid[@]}" "${fextra[@]}" --out "$out/fidelity" --format json >"$out/fidelity.json" 2>"$out/fidelity.log" \
   || { echo "fidelity failed (exit $?): $(tail -n 1 "$out/fidelity.log")" >>"$out/fidelity.log"; echo '[]' >"$out/fidelity.json"; }
 
 # Counters: ask for the hardware ones; a run says "unavailable" with the reason where there is

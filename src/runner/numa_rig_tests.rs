@@ -3,8 +3,9 @@
 //! test with `LOCKBENCH_RIG_OUT` pointing at them. Each placement policy's CPUs must be those
 //! the policy gives on the guest kernel's own topology (its sysfs, copied out), each thread's
 //! node and socket what that sysfs says, and every page of the lock on the node its memory
-//! policy names. Without the variable the test says how to run the rig and passes (the rig
-//! takes several minutes on 2 host cores, so it is not part of CI).
+//! policy names. Without the variable the test says how to run the rig and passes: the rig
+//! boots a guest (about 2 minutes on 2 host cores), which CI does in a step of its own after
+//! `cargo test`, and the script then runs this test on what came out.
 
 use std::path::{Path, PathBuf};
 
