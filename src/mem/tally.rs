@@ -38,8 +38,9 @@ impl Section {
     }
 }
 
-/// Per-process counters. Written only by the process's own thread (or by the gate on its
-/// behalf while it is blocked), so relaxed loads and stores suffice.
+/// Per-process counters. Written only by the process itself, on its own thread or as a coroutine
+/// of the gate (or by the gate on its behalf while it is blocked), so relaxed loads and stores
+/// suffice.
 #[derive(Debug, Default)]
 pub(crate) struct ProcStats {
     section: AtomicU8,

@@ -1,8 +1,9 @@
 //! `lockbench rmr`: RMRs per passage under the papers' models on a deterministic schedule,
 //! beside the paper's bound.
 //!
-//! Every process runs on its own thread on a gated counting memory ([`crate::mem::gate`]): one
-//! process moves at a time, at the schedule's choice, so the counts are exact and reproducible.
+//! The processes of an execution run as coroutines on one thread over a gated counting memory
+//! ([`crate::mem::gate`]): one process moves at a time, at the schedule's choice, so the counts
+//! are exact and reproducible; independent executions run on several threads (`--jobs`).
 //! Schedules: round-robin, random, PCT, and the adversary ([`search`]) — the paper's own worst
 //! case where one is scripted (Burns–Lamport, seed 000 §4; Lamport's Bakery and UB-Bakery at two
 //! processes, seed 002 §3.1), otherwise the largest passage of a bounded search over schedules
@@ -13,7 +14,6 @@ pub mod fit;
 mod jobs;
 pub mod search;
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -22,7 +22,7 @@ use serde::Serialize;
 
 use crate::locks::{Lock, Params, Problem};
 use crate::mem::counting::RmrSummary;
-use crate::mem::gate::{Cut, Gate, Schedule};
+use crate::mem::gate::{Gate, Schedule};
 use crate::mem::{CountingMemory, Model, Section, WaitPolicy};
 use crate::registry::LockEntry;
 use crate::table::{Align, Table};
@@ -215,26 +215,7 @@ pub(crate) fn run_with(
         }));
     }
     let problem = entry.info.problem;
-    std::thread::scope(|s| {
-        for p in 0..n {
-            let (gate, mem, lock) = (gate.clone(), mem.clone(), lock.clone());
-            s.spawn(move || {
-                let r = catch_unwind(AssertUnwindSafe(|| {
-                    process(&gate, &mem, &*lock, problem, p, o);
-                }));
-                if let Err(payload) = r {
-                    if payload.downcast_ref::<Cut>().is_none() {
-                        let msg = payload
-                            .downcast_ref::<String>()
-                            .cloned()
-                            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-                            .unwrap_or_else(|| "a process panicked".into());
-                        gate.fail(format!("process {p}: {msg}"));
-                    }
-                }
-            });
-        }
-    });
+    gate.run(|p| process(&gate, &mem, &*lock, problem, p, o));
     if let Some(e) = gate.error() {
         return Err(format!(
             "{} at {n} processes ({}, {}): {e}",
