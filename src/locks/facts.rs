@@ -146,6 +146,58 @@ pub fn no_bound(_model: Model, _n: usize) -> Option<Bound> {
     None
 }
 
+/// What a lock's paper says one section of a passage costs in RMRs under the CC model, with
+/// the figure's lines the section spans: `rmr` measures the section (its `by_section_max` key
+/// [`SectionCost::section`]: `doorway`, `waiting` or `exit`) and the ledger judges it against
+/// [`SectionCost::bound`] at each N.
+///
+/// ```
+/// use lockbench::locks::SectionCost;
+/// const EXIT: SectionCost = SectionCost::at_most("exit", "12–13", "N + 1", |n| n as u64 + 1);
+/// assert_eq!(((EXIT.bound)(4), EXIT.exact), (5, false));
+/// assert!(EXIT.exactly().exact);
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct SectionCost {
+    /// The section, as `rmr` names it (`doorway`, `waiting`, `exit`).
+    pub section: &'static str,
+    /// The figure's lines the section spans.
+    pub lines: &'static str,
+    /// The bound as the paper writes it ("N + 4").
+    pub formula: &'static str,
+    /// The bound at N processes.
+    pub bound: fn(usize) -> u64,
+    /// Every passage costs exactly the bound (else at most).
+    pub exact: bool,
+}
+
+impl SectionCost {
+    /// `section` (lines `lines`) costs at most `formula`, `bound(N)` RMRs at N processes.
+    pub const fn at_most(
+        section: &'static str,
+        lines: &'static str,
+        formula: &'static str,
+        bound: fn(usize) -> u64,
+    ) -> Self {
+        SectionCost {
+            section,
+            lines,
+            formula,
+            bound,
+            exact: false,
+        }
+    }
+
+    /// The same cost, paid by every passage exactly.
+    pub const fn exactly(self) -> Self {
+        SectionCost {
+            exact: true,
+            ..self
+        }
+    }
+}
+
 /// For a lock without seeded mutants.
 ///
 /// ```

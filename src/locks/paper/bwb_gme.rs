@@ -39,7 +39,9 @@
 use std::sync::Mutex;
 
 use crate::locks::paper::IDS_DIFFER;
-use crate::locks::{Bound, Claims, CounterExample, Lock, LockInfo, Mutant, Params, Problem, Step};
+use crate::locks::{
+    Bound, Claims, CounterExample, Lock, LockInfo, Mutant, Params, Problem, SectionCost, Step,
+};
 use crate::mem::{Home, Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `bwb-gme`: its paper and figure, its claims.
@@ -85,6 +87,20 @@ fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
         )
     })
 }
+
+/// Theorem 9 by section, in CC, counted from Fig. 5: the doorway (lines 3–15: the writes of
+/// lines 3, 4, 14 and 15, GlobalColor on line 5, the N − 1 other tokens on line 8) at most
+/// N + 4; the waiting room (lines 16–26) at most 10 per other process (lines 17–18 ≤ 5, line
+/// 19 1, lines 20–21 or 23–24 ≤ 2, one branch running, and GlobalColor on line 23 ≤ 2
+/// amortised over its rewrites; the proof's "lines 17, 19, 21" and "16–23" are these),
+/// summed over the N − 1 others, since `rmr` counts a section and not the process waited on;
+/// the exit (lines 28–37: its own token, OPPOSITECOLOR's N tokens of Fig. 6, the writes of
+/// lines 31/33 and 37) at most N + 3.
+const SECTIONS: [SectionCost; 3] = [
+    SectionCost::at_most("doorway", "3–15", "N + 4", |n| n as u64 + 4),
+    SectionCost::at_most("waiting", "16–26", "10(N − 1)", |n| 10 * (n as u64 - 1)),
+    SectionCost::at_most("exit", "28–37", "N + 3", |n| n as u64 + 3),
+];
 
 /// Why `bwb-gme` without line 29 is equivalent.
 const NO_OPPOSITE_CHECK_EQUIVALENT: &str = "Lemma 9 holds without it, and it is all the safety, FCFS and bound proofs take from line 29. Let t2 be the first time GlobalColor changes a second time (c to c̄ at t1, back to c at t2) inside some P_i's window (its line 5, reading c, to the end of its exit). The flipper U has colour c̄ and, by the kept line 28 guard, a number ≥ 2; by Lemma 7 it read a conflicting V of colour c̄ with a smaller number and enters only after V's critical section. U and V read c̄ on line 5 after t1 (earlier would put two changes inside their own windows before t2). P_i conflicts with U or V; that one waits on line 17 until P_i has written colour c, then on line 23 until GlobalColor ≠ c̄, that is until t2. So U enters its critical section after t2, yet flips at t2 on leaving it: a contradiction";
@@ -234,6 +250,11 @@ pub mod mutant {
     /// Line 20 `<` turned into `≤` on (number, id) pairs: equivalent, ids differ so pairs never
     /// tie.
     pub const PAIR_LE: u8 = 6;
+    /// Line 14 as two writes, (mysession, mycolor, 0) and then the number: as safe as one
+    /// (a conflicting process waits on lines 17–18 while Choosing[i] is still true), but one
+    /// write more in the doorway, N + 5 RMRs in CC. A mutant of the cost, not of a property,
+    /// so not in `verify --mutants`: the ledger's tests run `rmr` on it.
+    pub const TOKEN_IN_TWO_WRITES: u8 = 7;
 }
 
 /// The Black and White Bakery GME over memory `M`, with exit rule `E`, mutant `MUT` (0: the
@@ -381,6 +402,14 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
         mynumber += 1;
         self.mem.mark(i, line::NUMBER, [mynumber, 0]);
         // 14: Token[i] := (mysession, mycolor, mynumber)
+        if MUT == mutant::TOKEN_IN_TWO_WRITES {
+            let partial = Token {
+                session: mysession,
+                color: mycolor,
+                number: 0,
+            };
+            self.token[i].write(i, partial.pack());
+        }
         self.token[i].write(
             i,
             Token {
@@ -636,6 +665,14 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
 
     fn counter_example(&self) -> Option<CounterExample> {
         E::GENERALIZED.then_some(FIFE_COUNTER_EXAMPLE)
+    }
+
+    fn section_costs(&self) -> &'static [SectionCost] {
+        if E::GENERALIZED {
+            &SECTIONS
+        } else {
+            &[]
+        }
     }
 }
 
