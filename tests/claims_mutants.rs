@@ -96,6 +96,17 @@ fn bwbgme_without_the_number_guard_breaks_lemma_8() {
 }
 
 #[test]
+fn bwbgme_with_its_flip_written_twice_breaks_the_rewrite_count() {
+    // Lines 31/33's write repeated: a process waiting on line 23 can re-read GlobalColor
+    // between the two writes and stay blocked twice for one exit, past N − 1 = 1 at N = 2.
+    let rows = mutated("000", "bwb-gme/flip-written-twice");
+    assert!(
+        rows.contains(&("000/bwbgme-rewrites".to_string(), "differs".to_string())),
+        "{rows:?}"
+    );
+}
+
+#[test]
 fn lamports_bakery_mutants_turn_its_rows() {
     for m in ["no-gettoken", "no-choosing-wait", "token-le"] {
         let t = turned("002", &format!("lamport-bakery/{m}"));

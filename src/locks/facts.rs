@@ -239,6 +239,9 @@ pub struct Mutant {
     /// Passages per process and PCT depth the mutant is tried with at least (0: the given
     /// ones), when its change can only show after that many passages and preemptions.
     pub at_least: (usize, usize),
+    /// The fewest processes it is tried at (0: as many as its problem's other mutants), when
+    /// its change shows only where a bound in N is smallest.
+    pub from_threads: usize,
     /// Builds it on the scheduled memory.
     pub build: Builder,
 }
@@ -281,6 +284,7 @@ impl Mutant {
             change,
             equivalent: None,
             at_least: (0, 0),
+            from_threads: 0,
             build: Arc::new(move |p: &Params| -> Box<dyn Lock> {
                 Box::new(build(ScheduledMemory, p))
             }),
@@ -345,6 +349,25 @@ impl Mutant {
     /// ```
     pub fn at_least(mut self, passages: usize, depth: usize) -> Mutant {
         self.at_least = (passages, depth);
+        self
+    }
+
+    /// Tried from `threads` processes up, below its problem's usual fewest.
+    ///
+    /// ```
+    /// # use lockbench::locks::{Lock, Mutant, Params};
+    /// # use lockbench::mem::ScheduledMemory;
+    /// # struct Never;
+    /// # impl Lock for Never {
+    /// #     fn enter(&self, _: usize, _: usize) {}
+    /// #     fn exit(&self, _: usize, _: usize) {}
+    /// # }
+    /// let m = Mutant::new("small", "5", "shows at two processes", |_: ScheduledMemory, _: &Params| Never)
+    ///     .from_threads(2);
+    /// assert_eq!(m.from_threads, 2);
+    /// ```
+    pub fn from_threads(mut self, threads: usize) -> Mutant {
+        self.from_threads = threads;
         self
     }
 }

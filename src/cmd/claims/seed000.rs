@@ -336,6 +336,15 @@ fn lemmas(l: &Level) -> Vec<Spec> {
             move |o| Ok(Explored::of(o).property(&key)),
         )
     })
+    .chain([Spec::new(
+        "000/bwbgme-rewrites",
+        "Theorem 9's proof, §7",
+        "BWBGME: rewrites of GlobalColor make a process waiting on line 23 (the proof's line 21) re-read it and stay blocked at most N − 1 times a passage, so GlobalColor costs O(1) amortised RMRs",
+        "≤ N − 1 a passage (argued)",
+        // From N = 2, where N − 1 is smallest, with three passages (Theorem 8's checks).
+        l.verify("bwb-gme", &[2, 3, 4], "--passages 3"),
+        |o| Ok(Explored::of(o).property("GlobalColor rewrites")),
+    )])
     .collect()
 }
 
