@@ -107,6 +107,19 @@ fn bwbgme_with_its_flip_written_twice_breaks_the_rewrite_count() {
 }
 
 #[test]
+fn ub_bakerys_dropped_choosing_wait_breaks_observations_2_and_3() {
+    // Line 6 dropped: a process passes another parked between its lines 1 and 3, so it can
+    // write X twice there (Observation 2) and change its token twice (Observation 3).
+    let rows = mutated("002", "ub-bakery/no-choosing-wait");
+    for id in ["002/obs2", "002/obs3"] {
+        assert!(
+            rows.contains(&(id.to_string(), "differs".to_string())),
+            "{id}: {rows:?}"
+        );
+    }
+}
+
+#[test]
 fn lamports_bakery_mutants_turn_its_rows() {
     for m in ["no-gettoken", "no-choosing-wait", "token-le"] {
         let t = turned("002", &format!("lamport-bakery/{m}"));
