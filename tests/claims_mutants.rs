@@ -96,6 +96,30 @@ fn bwbgme_without_the_number_guard_breaks_lemma_8() {
 }
 
 #[test]
+fn bwbgme_with_its_flip_written_twice_breaks_the_rewrite_count() {
+    // Lines 31/33's write repeated: a process waiting on line 23 can re-read GlobalColor
+    // between the two writes and stay blocked twice for one exit, past N − 1 = 1 at N = 2.
+    let rows = mutated("000", "bwb-gme/flip-written-twice");
+    assert!(
+        rows.contains(&("000/bwbgme-rewrites".to_string(), "differs".to_string())),
+        "{rows:?}"
+    );
+}
+
+#[test]
+fn ub_bakerys_dropped_choosing_wait_breaks_observations_2_and_3() {
+    // Line 6 dropped: a process passes another parked between its lines 1 and 3, so it can
+    // write X twice there (Observation 2) and change its token twice (Observation 3).
+    let rows = mutated("002", "ub-bakery/no-choosing-wait");
+    for id in ["002/obs2", "002/obs3"] {
+        assert!(
+            rows.contains(&(id.to_string(), "differs".to_string())),
+            "{id}: {rows:?}"
+        );
+    }
+}
+
+#[test]
 fn lamports_bakery_mutants_turn_its_rows() {
     for m in ["no-gettoken", "no-choosing-wait", "token-le"] {
         let t = turned("002", &format!("lamport-bakery/{m}"));

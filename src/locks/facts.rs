@@ -146,6 +146,58 @@ pub fn no_bound(_model: Model, _n: usize) -> Option<Bound> {
     None
 }
 
+/// What a lock's paper says one section of a passage costs in RMRs under the CC model, with
+/// the figure's lines the section spans: `rmr` measures the section (its `by_section_max` key
+/// [`SectionCost::section`]: `doorway`, `waiting` or `exit`) and the ledger judges it against
+/// [`SectionCost::bound`] at each N.
+///
+/// ```
+/// use lockbench::locks::SectionCost;
+/// const EXIT: SectionCost = SectionCost::at_most("exit", "12–13", "N + 1", |n| n as u64 + 1);
+/// assert_eq!(((EXIT.bound)(4), EXIT.exact), (5, false));
+/// assert!(EXIT.exactly().exact);
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct SectionCost {
+    /// The section, as `rmr` names it (`doorway`, `waiting`, `exit`).
+    pub section: &'static str,
+    /// The figure's lines the section spans.
+    pub lines: &'static str,
+    /// The bound as the paper writes it ("N + 4").
+    pub formula: &'static str,
+    /// The bound at N processes.
+    pub bound: fn(usize) -> u64,
+    /// Every passage costs exactly the bound (else at most).
+    pub exact: bool,
+}
+
+impl SectionCost {
+    /// `section` (lines `lines`) costs at most `formula`, `bound(N)` RMRs at N processes.
+    pub const fn at_most(
+        section: &'static str,
+        lines: &'static str,
+        formula: &'static str,
+        bound: fn(usize) -> u64,
+    ) -> Self {
+        SectionCost {
+            section,
+            lines,
+            formula,
+            bound,
+            exact: false,
+        }
+    }
+
+    /// The same cost, paid by every passage exactly.
+    pub const fn exactly(self) -> Self {
+        SectionCost {
+            exact: true,
+            ..self
+        }
+    }
+}
+
 /// For a lock without seeded mutants.
 ///
 /// ```
@@ -187,6 +239,9 @@ pub struct Mutant {
     /// Passages per process and PCT depth the mutant is tried with at least (0: the given
     /// ones), when its change can only show after that many passages and preemptions.
     pub at_least: (usize, usize),
+    /// The fewest processes it is tried at (0: as many as its problem's other mutants), when
+    /// its change shows only where a bound in N is smallest.
+    pub from_threads: usize,
     /// Builds it on the scheduled memory.
     pub build: Builder,
 }
@@ -229,6 +284,7 @@ impl Mutant {
             change,
             equivalent: None,
             at_least: (0, 0),
+            from_threads: 0,
             build: Arc::new(move |p: &Params| -> Box<dyn Lock> {
                 Box::new(build(ScheduledMemory, p))
             }),
@@ -293,6 +349,25 @@ impl Mutant {
     /// ```
     pub fn at_least(mut self, passages: usize, depth: usize) -> Mutant {
         self.at_least = (passages, depth);
+        self
+    }
+
+    /// Tried from `threads` processes up, below its problem's usual fewest.
+    ///
+    /// ```
+    /// # use lockbench::locks::{Lock, Mutant, Params};
+    /// # use lockbench::mem::ScheduledMemory;
+    /// # struct Never;
+    /// # impl Lock for Never {
+    /// #     fn enter(&self, _: usize, _: usize) {}
+    /// #     fn exit(&self, _: usize, _: usize) {}
+    /// # }
+    /// let m = Mutant::new("small", "5", "shows at two processes", |_: ScheduledMemory, _: &Params| Never)
+    ///     .from_threads(2);
+    /// assert_eq!(m.from_threads, 2);
+    /// ```
+    pub fn from_threads(mut self, threads: usize) -> Mutant {
+        self.from_threads = threads;
         self
     }
 }

@@ -26,8 +26,8 @@ use serde::Serialize;
 pub use crate::check::Problem;
 use crate::mem::{CountingMemory, NativeMemory, WaitPolicy};
 pub use facts::{
-    no_bound, no_mutants, no_worst_case, Bound, BoundFn, CounterExample, Direction, Mutant, Step,
-    WorstCase, WorstCaseFn,
+    no_bound, no_mutants, no_worst_case, Bound, BoundFn, CounterExample, Direction, Mutant,
+    SectionCost, Step, WorstCase, WorstCaseFn,
 };
 
 pub(crate) mod baseline;
@@ -384,6 +384,23 @@ pub trait Lock: Send + Sync {
     /// ```
     fn counter_example(&self) -> Option<CounterExample> {
         None
+    }
+
+    /// What its paper says sections of a passage cost in RMRs under the CC model, section by
+    /// section (the figure's lines and the bound): `lockbench claims` judges `rmr`'s
+    /// per-section counts against them. Default: none.
+    ///
+    /// ```
+    /// # use lockbench::locks::Lock;
+    /// struct Never;
+    /// impl Lock for Never {
+    ///     fn enter(&self, _: usize, _: usize) {}
+    ///     fn exit(&self, _: usize, _: usize) {}
+    /// }
+    /// assert!(Never.section_costs().is_empty());
+    /// ```
+    fn section_costs(&self) -> &'static [SectionCost] {
+        &[]
     }
 }
 

@@ -129,14 +129,18 @@ pub struct Tried {
 /// section and then with none. Both matter under PCT: a yield inside the critical section
 /// drops the holder to the lowest priority (others run while it is inside), while with none a
 /// holder keeps running through its exit and its next passage while a process it overtook
-/// stays parked mid-doorway (how `bwb-gme` without the line 28 guard is caught).
-fn ladder(entry: &LockEntry, cs_steps: usize) -> Vec<(usize, usize)> {
-    let threads = match entry.info.problem {
-        crate::locks::Problem::Mutex => [2, 3, 4],
-        _ => [3, 4, 5],
+/// stays parked mid-doorway (how `bwb-gme` without the line 28 guard is caught). A mutant
+/// that shows only at fewer processes ([`Mutant::from_threads`]) starts there.
+///
+/// [`Mutant::from_threads`]: crate::locks::Mutant::from_threads
+fn ladder(entry: &LockEntry, from: usize, cs_steps: usize) -> Vec<(usize, usize)> {
+    let (fewest, most) = match entry.info.problem {
+        crate::locks::Problem::Mutex => (2, 4),
+        _ => (3, 5),
     };
+    let fewest = if from == 0 { fewest } else { from.min(fewest) };
     let mut rungs = Vec::new();
-    for n in threads {
+    for n in fewest..=most {
         rungs.push((n, cs_steps));
         if cs_steps != 0 {
             rungs.push((n, 0));
@@ -177,7 +181,7 @@ pub fn run(chosen: &Chosen, base: &VerifyOptions, quiet: bool) -> Result<MutantR
             rungs: Vec::new(),
         },
     };
-    for (n, cs_steps) in ladder(&e, base.cs_steps) {
+    for (n, cs_steps) in ladder(&e, m.from_threads, base.cs_steps) {
         result.tried.rungs.push((n, cs_steps));
         let mut o = base.clone();
         o.threads = n;

@@ -100,23 +100,7 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             |o| growth::space(&o[0]),
         ));
     }
-    let glb = growth::command(l, "glb", "cc", "");
-    v.push(Spec::new(
-        "000/glb-exit",
-        "§3, Theorem 1",
-        "GLB: the exit section costs exactly 2 RMRs (lines 12–13) in CC",
-        "2",
-        vec![glb.clone()],
-        |o| sections(&o[0], "exit", |_| 2, true),
-    ));
-    v.push(Spec::new(
-        "000/glb-doorway",
-        "§3, Theorem 1",
-        "GLB: the doorway (lines 3–6) costs at most N + 4 RMRs in CC",
-        "≤ N + 4",
-        vec![glb],
-        |o| sections(&o[0], "doorway", |n| n as u64 + 4, false),
-    ));
+    v.extend(section_rows(l));
     let safe = Said::of("burns-lamport").info.safe;
     v.push(Spec::new(
         "000/bl-me",
@@ -236,6 +220,82 @@ pub fn specs(l: &Level) -> Vec<Spec> {
     v
 }
 
+/// Theorem 1's and Theorem 9's costs by section, as each lock's file states them (the
+/// figure's lines and the bound, `Lock::section_costs`), against `rmr`'s per-section counts.
+fn section_rows(l: &Level) -> Vec<Spec> {
+    let mut v = Vec::new();
+    let (glb, bwb) = (Said::of("glb"), Said::of("bwb-gme"));
+    let exit = glb.section("exit");
+    let door = glb.section("doorway");
+    let mut rows = vec![
+        (
+            "000/glb-exit",
+            "§3, Theorem 1",
+            "glb",
+            exit,
+            format!(
+                "GLB: the exit section costs {} {} RMRs (lines {}) in CC",
+                if exit.exact { "exactly" } else { "at most" },
+                exit.formula,
+                exit.lines
+            ),
+        ),
+        (
+            "000/glb-doorway",
+            "§3, Theorem 1",
+            "glb",
+            door,
+            format!(
+                "GLB: the doorway (lines {}) costs at most {} RMRs in CC",
+                door.lines, door.formula
+            ),
+        ),
+    ];
+    for (id, section, what, per) in [
+        ("000/bwbgme-doorway", "doorway", "the doorway", ""),
+        (
+            "000/bwbgme-waiting",
+            "waiting",
+            "the waiting room",
+            ": 10 per other process",
+        ),
+        (
+            "000/bwbgme-exit",
+            "exit",
+            "the exit",
+            ", OPPOSITECOLOR (Fig. 6) included",
+        ),
+    ] {
+        let c = bwb.section(section);
+        rows.push((
+            id,
+            "Theorem 9, Fig. 5",
+            "bwb-gme",
+            c,
+            format!(
+                "BWBGME: {what} (lines {}) costs at most {} RMRs in CC{per}",
+                c.lines, c.formula
+            ),
+        ));
+    }
+    for (id, place, lock, c, claim) in rows {
+        let paper = if c.exact {
+            c.formula.to_string()
+        } else {
+            format!("≤ {}", c.formula)
+        };
+        v.push(Spec::new(
+            id,
+            place,
+            &claim,
+            &paper,
+            vec![growth::command(l, lock, "cc", "")],
+            move |o| sections(&o[0], c.section, c.bound, c.exact),
+        ));
+    }
+    v
+}
+
 /// Lemmas 7–10 of §7, each checked by `bwb-gme` at every step it speaks of under `verify`
 /// (its file's `lemma_step`, from marks the scheduled memory delivers; the lock's own state is
 /// not read: the marks are the values the process read and wrote): a broken lemma stops the
@@ -276,6 +336,15 @@ fn lemmas(l: &Level) -> Vec<Spec> {
             move |o| Ok(Explored::of(o).property(&key)),
         )
     })
+    .chain([Spec::new(
+        "000/bwbgme-rewrites",
+        "Theorem 9's proof, §7",
+        "BWBGME: rewrites of GlobalColor make a process waiting on line 23 (the proof's line 21) re-read it and stay blocked at most N − 1 times a passage, so GlobalColor costs O(1) amortised RMRs",
+        "≤ N − 1 a passage (argued)",
+        // From N = 2, where N − 1 is smallest, with three passages (Theorem 8's checks).
+        l.verify("bwb-gme", &[2, 3, 4], "--passages 3"),
+        |o| Ok(Explored::of(o).property("GlobalColor rewrites")),
+    )])
     .collect()
 }
 
@@ -534,6 +603,56 @@ mod tests {
             "{j:?}"
         );
         assert!(bits_per_process(&serde_json::json!([]), true).is_err());
+    }
+
+    /// `rmr` at 2 and 4 processes, round-robin, of the lock `entry` builds, as the JSON the
+    /// ledger reads.
+    fn rmr_of(entry: &crate::registry::LockEntry) -> Value {
+        use crate::rmr::{run_one, RmrOptions, ScheduleKind};
+        let reports: Vec<_> = [2, 4]
+            .into_iter()
+            .map(|n| {
+                run_one(
+                    entry,
+                    &RmrOptions::new(n, Model::Cc, ScheduleKind::RoundRobin),
+                )
+            })
+            .collect::<Result<_, _>>()
+            .unwrap();
+        serde_json::to_value(reports).unwrap()
+    }
+
+    #[test]
+    fn a_token_written_in_two_steps_turns_the_bwbgme_doorway_row() {
+        use crate::locks::paper::bwb_gme::{mutant, BwbGmeLock, Generalized, INFO};
+        type TwoWrites<M> = BwbGmeLock<M, Generalized, { mutant::TOKEN_IN_TWO_WRITES }>;
+        let c = Said::of("bwb-gme").section("doorway");
+        let judge = |v: &Value| sections(v, c.section, c.bound, c.exact).unwrap();
+        let lock = judge(&rmr_of(&crate::registry::find("bwb-gme").unwrap()));
+        assert_eq!(lock.verdict, Verdict::Holds, "{}", lock.ours);
+        // Line 14 as two writes: one RMR more in the doorway at every N.
+        let broken = judge(&rmr_of(&crate::generic_entry!(INFO, TwoWrites)));
+        assert!(
+            matches!(&broken.verdict, Verdict::Differs(w) if w.contains("N = 2: max 7")),
+            "{broken:?}"
+        );
+    }
+
+    #[test]
+    fn a_section_past_its_bound_differs() {
+        let at = |waiting: u64, exit: u64| {
+            serde_json::json!([{"threads": 4,
+                "by_section_max": {"waiting": waiting, "exit": exit},
+                "by_section": {"waiting": 1.0, "exit": 1.0}}])
+        };
+        let said = Said::of("bwb-gme");
+        let (w, e) = (said.section("waiting"), said.section("exit"));
+        let judge =
+            |v: &Value| [w, e].map(|c| sections(v, c.section, c.bound, c.exact).unwrap().verdict);
+        assert_eq!(judge(&at(30, 7)), [Verdict::Holds, Verdict::Holds]);
+        for v in judge(&at(31, 8)) {
+            assert!(matches!(v, Verdict::Differs(_)), "{v:?}");
+        }
     }
 
     #[test]

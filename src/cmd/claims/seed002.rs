@@ -45,6 +45,38 @@ pub fn specs(l: &Level) -> Vec<Spec> {
             move |o| Ok(Explored::of(o).property(key)),
         ));
     }
+    // Observations 2 and 3 speak of P_i's doorway between lines 1 and 3, which another process
+    // crosses twice most easily with no steps inside the critical section: under PCT (a
+    // process parked there while another runs on) and under random schedules.
+    for (id, claim, key, scheduler) in [
+        (
+            "002/obs2",
+            "UB-Bakery: between P_i's lines 1 and 3, any P_j writes X (line 8) at most once",
+            "Observation 2",
+            "pct",
+        ),
+        (
+            "002/obs3",
+            "UB-Bakery: a token_j ≠ −1 that P_i reads on line 2 is token_j's value at P_i's line 1 or at its line 3",
+            "Observation 3",
+            "random",
+        ),
+    ] {
+        let mut checks = l.verify(
+            "ub-bakery",
+            &[2, 3, 4],
+            &format!("--passages 3 --cs-steps 0 --scheduler {scheduler}"),
+        );
+        checks.extend(ub.iter().cloned());
+        v.push(Spec::new(
+            id,
+            key,
+            claim,
+            "holds at every step (proved)",
+            checks,
+            move |o| Ok(Explored::of(o).property(key)),
+        ));
+    }
     v.extend(lamport(l));
     let b = l.verify("b-bakery", &[2, 3, 4], "--passages 3");
     // What B-Bakery's file claims (safe, FCFS, bounded registers), not this ledger.

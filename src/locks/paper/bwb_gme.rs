@@ -32,14 +32,18 @@
 //! conflicting process of its colour with a smaller number, and both read GlobalColor on line 5
 //! since its last change (8); GlobalColor changes at most once between my line 5 and the end of
 //! my exit (9); and I do not enter before a conflicting process whose doorway ended before my
-//! line 4 has finished its critical section (10).
+//! line 4 has finished its critical section (10). From Theorem 9's proof it also counts the
+//! reads of GlobalColor on line 23 that a rewrite of it made me repeat while it still held my
+//! colour: at most N − 1 a passage.
 //!
 //! Sessions: the figure's sessions are positive with 0 meaning none; lockbench's s is s + 1.
 
 use std::sync::Mutex;
 
 use crate::locks::paper::IDS_DIFFER;
-use crate::locks::{Bound, Claims, CounterExample, Lock, LockInfo, Mutant, Params, Problem, Step};
+use crate::locks::{
+    Bound, Claims, CounterExample, Lock, LockInfo, Mutant, Params, Problem, SectionCost, Step,
+};
 use crate::mem::{Home, Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `bwb-gme`: its paper and figure, its claims.
@@ -86,6 +90,20 @@ fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
     })
 }
 
+/// Theorem 9 by section, in CC, counted from Fig. 5: the doorway (lines 3–15: the writes of
+/// lines 3, 4, 14 and 15, GlobalColor on line 5, the N − 1 other tokens on line 8) at most
+/// N + 4; the waiting room (lines 16–26) at most 10 per other process (lines 17–18 ≤ 5, line
+/// 19 1, lines 20–21 or 23–24 ≤ 2, one branch running, and GlobalColor on line 23 ≤ 2
+/// amortised over its rewrites; the proof's "lines 17, 19, 21" and "16–23" are these),
+/// summed over the N − 1 others, since `rmr` counts a section and not the process waited on;
+/// the exit (lines 28–37: its own token, OPPOSITECOLOR's N tokens of Fig. 6, the writes of
+/// lines 31/33 and 37) at most N + 3.
+const SECTIONS: [SectionCost; 3] = [
+    SectionCost::at_most("doorway", "3–15", "N + 4", |n| n as u64 + 4),
+    SectionCost::at_most("waiting", "16–26", "10(N − 1)", |n| 10 * (n as u64 - 1)),
+    SectionCost::at_most("exit", "28–37", "N + 3", |n| n as u64 + 3),
+];
+
 /// Why `bwb-gme` without line 29 is equivalent.
 const NO_OPPOSITE_CHECK_EQUIVALENT: &str = "Lemma 9 holds without it, and it is all the safety, FCFS and bound proofs take from line 29. Let t2 be the first time GlobalColor changes a second time (c to c̄ at t1, back to c at t2) inside some P_i's window (its line 5, reading c, to the end of its exit). The flipper U has colour c̄ and, by the kept line 28 guard, a number ≥ 2; by Lemma 7 it read a conflicting V of colour c̄ with a smaller number and enters only after V's critical section. U and V read c̄ on line 5 after t1 (earlier would put two changes inside their own windows before t2). P_i conflicts with U or V; that one waits on line 17 until P_i has written colour c, then on line 23 until GlobalColor ≠ c̄, that is until t2. So U enters its critical section after t2, yet flips at t2 on leaving it: a contradiction";
 
@@ -126,6 +144,14 @@ fn mutants() -> Vec<Mutant> {
             "the session ∉ {0, mysession} clause dropped",
             BwbGmeLock::<S, G, NUMBER_OVER_ALL>::new,
         ),
+        Mutant::new(
+            "flip-written-twice",
+            "31/33",
+            "GlobalColor written a second time with the same colour",
+            BwbGmeLock::<S, G, FLIP_WRITTEN_TWICE>::new,
+        )
+        .at_least(3, 0)
+        .from_threads(2),
         Mutant::new(
             "pair-le",
             "20",
@@ -234,6 +260,16 @@ pub mod mutant {
     /// Line 20 `<` turned into `≤` on (number, id) pairs: equivalent, ids differ so pairs never
     /// tie.
     pub const PAIR_LE: u8 = 6;
+    /// Line 14 as two writes, (mysession, mycolor, 0) and then the number: as safe as one
+    /// (a conflicting process waits on lines 17–18 while Choosing[i] is still true), but one
+    /// write more in the doorway, N + 5 RMRs in CC. A mutant of the cost, not of a property,
+    /// so not in `verify --mutants`: the ledger's tests run `rmr` on it.
+    pub const TOKEN_IN_TWO_WRITES: u8 = 7;
+    /// Lines 31/33 write GlobalColor twice, the second write repeating the first: as safe,
+    /// no change of colour more, but a rewrite that a process waiting on line 23 may re-read
+    /// in between, so a process can block it twice, past §7's N − 1 at N = 2 (two processes,
+    /// three passages: `verify --mutants` tries it there).
+    pub const FLIP_WRITTEN_TWICE: u8 = 8;
 }
 
 /// The Black and White Bakery GME over memory `M`, with exit rule `E`, mutant `MUT` (0: the
@@ -261,6 +297,8 @@ mod line {
     pub const NUMBER: u32 = 13;
     /// 15: `Choosing[i] := false` written: the doorway ends.
     pub const DOORWAY: u32 = 15;
+    /// 23: GlobalColor read in the wait of lines 23–24; args (the colour read, j).
+    pub const WAIT_COLOR: u32 = 23;
     /// 27: the critical section entered.
     pub const CS: u32 = 27;
     /// 28: the critical section left, the exit begins.
@@ -301,6 +339,11 @@ struct GhostProc {
     cs_done: u64,
     /// Past its critical section in the current passage.
     past_cs: bool,
+    /// GlobalColor's writes so far when I last read it (line 5 or line 23).
+    read_at: u64,
+    /// Reads of GlobalColor on line 23 in this passage that came after a write of it and
+    /// still found my colour: waits a rewrite made me repeat (§7, Theorem 9's proof).
+    rewrites: u64,
 }
 
 /// Ghost state: GlobalColor as last written and how often it changed, and each process's.
@@ -308,6 +351,8 @@ struct GhostProc {
 struct Ghost {
     global_color: i64,
     changes: u64,
+    /// GlobalColor's writes, changes and rewrites of the same colour alike.
+    writes: u64,
     procs: Vec<GhostProc>,
 }
 
@@ -327,6 +372,7 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
             ghost: Mutex::new(Ghost {
                 global_color: WHITE,
                 changes: 0,
+                writes: 0,
                 procs: vec![GhostProc::default(); n],
             }),
             mem,
@@ -381,6 +427,14 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
         mynumber += 1;
         self.mem.mark(i, line::NUMBER, [mynumber, 0]);
         // 14: Token[i] := (mysession, mycolor, mynumber)
+        if MUT == mutant::TOKEN_IN_TWO_WRITES {
+            let partial = Token {
+                session: mysession,
+                color: mycolor,
+                number: 0,
+            };
+            self.token[i].write(i, partial.pack());
+        }
         self.token[i].write(
             i,
             Token {
@@ -420,7 +474,11 @@ impl<M: Memory, E: Variant, const MUT: u8> BwbGmeLock<M, E, MUT> {
                 //        ∨ (Token[j].session ∈ {0, mysession})
                 self.mem.wait_until(i, || {
                     let t = self.read_token(i, j);
-                    t.color == mycolor || compatible(t) || self.global_color.read(i) != mycolor
+                    t.color == mycolor || compatible(t) || {
+                        let color = self.global_color.read(i);
+                        self.mem.mark(i, line::WAIT_COLOR, [color, j as i64]);
+                        color != mycolor
+                    }
                 });
             }
         }
@@ -456,6 +514,10 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
             if guard && alone {
                 self.global_color.write(i, opposite(me.color));
                 self.mem.mark(i, line::FLIP, [opposite(me.color), 0]);
+                if MUT == mutant::FLIP_WRITTEN_TWICE {
+                    self.global_color.write(i, opposite(me.color));
+                    self.mem.mark(i, line::FLIP, [opposite(me.color), 0]);
+                }
             }
         } else {
             // The naive exit (Fig. 3 lines 17–21): always flip.
@@ -472,14 +534,18 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
     /// read GlobalColor on line 5 since its last change), Lemma 9 (after my line 5,
     /// GlobalColor changes at most once before my exit ends) and Lemma 10 (a conflicting
     /// process whose doorway ended before my line 4 finishes its critical section before I
-    /// enter). Only `bwb-gme` and its mutants claim them; the naive version is a negative
-    /// control of safety.
+    /// enter); and the count of Theorem 9's proof (GlobalColor's rewrites make me re-read it
+    /// on line 23 and stay blocked at most N − 1 times a passage). Only `bwb-gme` and its
+    /// mutants claim them; the naive version is a negative control of safety.
     fn lemma_step(&self, i: usize, at: u32, args: [i64; 2]) -> Result<(), String> {
         if !E::GENERALIZED {
             return Ok(());
         }
         let mut g = self.ghost.lock().unwrap_or_else(|e| e.into_inner());
         let g = &mut *g;
+        if at == line::FLIP {
+            g.writes += 1;
+        }
         match at {
             line::CHOOSING => {
                 let mysession = args[0];
@@ -491,8 +557,10 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
                 g.procs[i].before_me = before;
             }
             line::READ_COLOR => {
-                let changes = g.changes;
+                let (changes, writes) = (g.changes, g.writes);
                 let me = &mut g.procs[i];
+                me.read_at = writes;
+                me.rewrites = 0;
                 me.window = true;
                 me.flips = 0;
                 me.color = args[0];
@@ -513,6 +581,24 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
                 }
             }
             line::DOORWAY => g.procs[i].doorway_done = true,
+            line::WAIT_COLOR => {
+                let writes = g.writes;
+                let me = &mut g.procs[i];
+                if writes > me.read_at && args[0] == me.color {
+                    me.rewrites += 1;
+                    let most = self.n as u64 - 1;
+                    if me.rewrites > most {
+                        return Err(format!(
+                            "{}: GlobalColor rewrites blocked process {i} on line 23 {} times in one passage, more than N − 1 = {most}: each time GlobalColor had been written since its last read and still held its colour {} (waiting on process {})",
+                            E::NAME,
+                            me.rewrites,
+                            color_name(args[0]),
+                            args[1]
+                        ));
+                    }
+                }
+                me.read_at = writes;
+            }
             line::NUMBER => {
                 let mynumber = args[0];
                 let me = &mut g.procs[i];
@@ -636,6 +722,14 @@ impl<M: Memory, E: Variant, const MUT: u8> Lock for BwbGmeLock<M, E, MUT> {
 
     fn counter_example(&self) -> Option<CounterExample> {
         E::GENERALIZED.then_some(FIFE_COUNTER_EXAMPLE)
+    }
+
+    fn section_costs(&self) -> &'static [SectionCost] {
+        if E::GENERALIZED {
+            &SECTIONS
+        } else {
+            &[]
+        }
     }
 }
 
@@ -853,6 +947,29 @@ mod tests {
         l.lemma_step(1, line::DONE, [0, 0]).unwrap();
         ready_to_flip(&l, 2, BLACK);
         l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap();
+    }
+
+    #[test]
+    fn rewrites_of_global_color_block_a_line_23_wait_at_most_n_minus_1_times() {
+        let l = scheduled(3);
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        // A read with no write since the last one is not a re-read a rewrite caused.
+        l.lemma_step(0, line::WAIT_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(0, line::WAIT_COLOR, [WHITE, 1]).unwrap();
+        for _ in 0..2 {
+            l.lemma_step(1, line::FLIP, [WHITE, 0]).unwrap();
+            l.lemma_step(0, line::WAIT_COLOR, [WHITE, 1]).unwrap();
+        }
+        l.lemma_step(2, line::FLIP, [WHITE, 0]).unwrap();
+        let e = l.lemma_step(0, line::WAIT_COLOR, [WHITE, 2]).unwrap_err();
+        assert!(
+            e.contains("GlobalColor rewrites") && e.contains("3 times"),
+            "{e}"
+        );
+        // A new passage (line 5) starts the count again.
+        l.lemma_step(0, line::READ_COLOR, [WHITE, 1]).unwrap();
+        l.lemma_step(1, line::FLIP, [WHITE, 0]).unwrap();
+        l.lemma_step(0, line::WAIT_COLOR, [WHITE, 1]).unwrap();
     }
 
     #[test]

@@ -10,7 +10,9 @@
 //! session s is stored as s + 1.
 
 use crate::locks::paper::IDS_DIFFER;
-use crate::locks::{Bound, Claims, CounterExample, Lock, LockInfo, Mutant, Params, Problem, Step};
+use crate::locks::{
+    Bound, Claims, CounterExample, Lock, LockInfo, Mutant, Params, Problem, SectionCost, Step,
+};
 use crate::mem::{Memory, Model, Register, ScheduledMemory};
 
 /// What the registry and `lockbench list` say of `glb`: its paper and figure, its claims.
@@ -40,6 +42,13 @@ fn rmr_bound(model: Model, n: usize) -> Option<Bound> {
         )
     })
 }
+
+/// Seed 000 §3 by section, in CC: the doorway (lines 3–6) at most N + 4, the exit (lines
+/// 12–13) exactly 2, its two writes.
+const SECTIONS: [SectionCost; 2] = [
+    SectionCost::at_most("exit", "12–13", "2", |_| 2).exactly(),
+    SectionCost::at_most("doorway", "3–6", "N + 4", |n| n as u64 + 4),
+];
 
 /// The seeded mutants of Fig. 1 (`verify --mutants glb`).
 fn mutants() -> Vec<Mutant> {
@@ -200,6 +209,10 @@ impl<M: Memory, const MUT: u8> Lock for GlbLock<M, MUT> {
 
     fn counter_example(&self) -> Option<CounterExample> {
         Some(FIFE_COUNTER_EXAMPLE)
+    }
+
+    fn section_costs(&self) -> &'static [SectionCost] {
+        &SECTIONS
     }
 }
 

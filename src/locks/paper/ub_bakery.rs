@@ -249,22 +249,33 @@ pub struct Fig2Bakery<M: Memory, A: TokenArith, const MUT: u8 = 0> {
 
 /// The lines marked for the lemma invariants ([`Memory::mark`]).
 mod line {
+    /// 1: gettoken_i := true written (t_1 of Observations 2 and 3).
+    pub const GETTOKEN: u32 = 1;
     /// 2: token_j read; args (j, value).
     pub const READ_TOKEN: u32 = 2;
     /// 3: X read; args (x, 0).
     pub const READ_X: u32 = 3;
+    /// 4: token_i written; args (token_i, 0).
+    pub const WRITE_TOKEN: u32 = 4;
     /// 7: token_j read in the wait; args (value, token_i).
     pub const WAIT_TOKEN: u32 = 7;
     /// 8: X written; args (token_i, 0).
     pub const WRITE_X: u32 = 8;
+    /// 10: token_i := −1 written.
+    pub const RESET: u32 = 10;
 }
 
-/// What the lemma invariants remember: X as last written, and the tokens each process read on
-/// line 2 of its current doorway.
+/// What the lemma invariants remember: X as last written, the tokens each process read on
+/// line 2 of its current doorway, each token as last written (lines 4 and 10), the writes of X
+/// each process made (line 8), and, for a process between its lines 1 and 3, the tokens and
+/// those counts at its line 1.
 #[derive(Debug, Default)]
 struct Ghost {
     x: i64,
     read: Vec<Vec<(usize, i64)>>,
+    token: Vec<i64>,
+    x_writes: Vec<u64>,
+    at_line_1: Vec<Option<(Vec<i64>, Vec<u64>)>>,
 }
 
 /// `ub-bakery`.
@@ -283,6 +294,9 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Fig2Bakery<M, A, MUT> {
             ghost: Mutex::new(Ghost {
                 x: 0,
                 read: vec![Vec::new(); n],
+                token: vec![-1; n],
+                x_writes: vec![0; n],
+                at_line_1: vec![None; n],
             }),
             mem,
             n,
@@ -294,6 +308,7 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Fig2Bakery<M, A, MUT> {
     fn acquire(&self, i: usize, mut doorway_done: impl FnMut()) {
         // 1: gettoken_i := true
         self.gettoken[i].write(i, 1);
+        self.mem.mark(i, line::GETTOKEN, [0, 0]);
         // 2: S := {token_j | 1 ≤ j ≤ n}. A small stack buffer keeps allocation off the path.
         let mut buf = [0i64; 64];
         let mut heap = Vec::new();
@@ -317,6 +332,7 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Fig2Bakery<M, A, MUT> {
             A::next_token(self.n, s, x)
         };
         self.token[i].write(i, mine);
+        self.mem.mark(i, line::WRITE_TOKEN, [mine, 0]);
         // 5: gettoken_i := false
         self.gettoken[i].write(i, 0);
         doorway_done();
@@ -354,6 +370,7 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
         // 10: token_i := −1
         if MUT != mutant::NO_RESET {
             self.token[p].write(p, -1);
+            self.mem.mark(p, line::RESET, [-1, 0]);
         }
     }
 
@@ -361,9 +378,11 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
         Claims::BOUNDED_EXIT
     }
 
-    /// UB-Bakery: Observation 1 (X never decreases) and Theorems 2–3 (the tokens read on line
-    /// 2 lie within n − 1 of the X read on line 3; those read on line 7 within n − 1 of
-    /// token_i). B-Bakery's values are residues: its lemmas are the lockstep with UB-Bakery
+    /// UB-Bakery: Observation 1 (X never decreases), Observation 2 (between P_i's lines 1 and
+    /// 3, any P_j writes X on line 8 at most once), Observation 3 (a token_j ≠ −1 that P_i
+    /// reads on line 2 is token_j's value at P_i's line 1 or at its line 3) and Theorems 2–3
+    /// (the tokens read on line 2 lie within n − 1 of the X read on line 3; those read on line
+    /// 7 within n − 1 of token_i). B-Bakery's values are residues: its lemmas are the lockstep with UB-Bakery
     /// ([`Lockstep`]).
     fn lemma_step(&self, i: usize, at: u32, args: [i64; 2]) -> Result<(), String> {
         if A::BOUNDED {
@@ -372,6 +391,11 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
         let near = self.n as i64 - 1;
         let mut g = self.ghost.lock().unwrap_or_else(|e| e.into_inner());
         match at {
+            line::GETTOKEN => {
+                let at_1 = (g.token.clone(), g.x_writes.clone());
+                g.at_line_1[i] = Some(at_1);
+            }
+            line::WRITE_TOKEN | line::RESET => g.token[i] = args[0],
             line::READ_TOKEN => {
                 if args[0] == 0 {
                     g.read[i].clear();
@@ -381,6 +405,21 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
                 }
             }
             line::READ_X => {
+                // Observation 3, at t_2: each token_j ≠ −1 read on line 2 against token_j at
+                // t_1 (the line 1 of this doorway) and now.
+                if let Some((v1, _)) = g.at_line_1[i].take() {
+                    let now = &g.token;
+                    if let Some(&(j, v)) =
+                        g.read[i].iter().find(|&&(j, v)| v != v1[j] && v != now[j])
+                    {
+                        return Err(format!(
+                            "{}: Observation 3 broken: process {i} read token_{j} = {v} on line 2, neither its value at {i}'s line 1 ({}) nor at its line 3 ({})",
+                            A::NAME,
+                            v1[j],
+                            now[j]
+                        ));
+                    }
+                }
                 let x = args[0];
                 if let Some(&(j, v)) = g.read[i].iter().find(|(_, v)| (v - x).abs() > near) {
                     return Err(format!(
@@ -410,6 +449,20 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
                     ));
                 }
                 g.x = args[0];
+                // Observation 2: no process writes X twice between another's lines 1 and 3.
+                g.x_writes[i] += 1;
+                let wrote = g.x_writes[i];
+                if let Some(q) = (0..self.n).find(|&q| {
+                    g.at_line_1[q]
+                        .as_ref()
+                        .is_some_and(|(_, w)| wrote - w[i] > 1)
+                }) {
+                    return Err(format!(
+                        "{}: Observation 2 broken: process {i} wrote X on line 8 {} times between process {q}'s line 1 and its line 3",
+                        A::NAME,
+                        wrote - g.at_line_1[q].as_ref().map_or(0, |(_, w)| w[i])
+                    ));
+                }
             }
             _ => {}
         }
@@ -623,6 +676,49 @@ mod tests {
         let b = BBakery::new(crate::mem::ScheduledMemory, &params);
         b.lemma_step(0, line::WRITE_X, [4, 0]).unwrap();
         b.lemma_step(0, line::WRITE_X, [0, 0]).unwrap();
+    }
+
+    #[test]
+    fn observations_2_and_3_catch_what_they_forbid() {
+        // Observation 2: P_1 writes X once between P_0's lines 1 and 3, not twice.
+        let l = ub(3);
+        l.lemma_step(1, line::WRITE_X, [1, 0]).unwrap();
+        l.lemma_step(0, line::GETTOKEN, [0, 0]).unwrap();
+        l.lemma_step(1, line::WRITE_X, [2, 0]).unwrap();
+        let e = l.lemma_step(1, line::WRITE_X, [3, 0]).unwrap_err();
+        assert!(
+            e.contains("Observation 2") && e.contains("2 times between process 0's line 1"),
+            "{e}"
+        );
+        // Once P_0 has read X on line 3, its window is closed.
+        let l = ub(3);
+        l.lemma_step(0, line::GETTOKEN, [0, 0]).unwrap();
+        l.lemma_step(1, line::WRITE_X, [1, 0]).unwrap();
+        l.lemma_step(0, line::READ_X, [1, 0]).unwrap();
+        l.lemma_step(1, line::WRITE_X, [2, 0]).unwrap();
+        // Observation 3: token_1 read on line 2 is its value at P_0's line 1 (2) or line 3.
+        let l = ub(3);
+        l.lemma_step(1, line::WRITE_TOKEN, [2, 0]).unwrap();
+        l.lemma_step(0, line::GETTOKEN, [0, 0]).unwrap();
+        l.lemma_step(0, line::READ_TOKEN, [0, -1]).unwrap();
+        l.lemma_step(0, line::READ_TOKEN, [1, 2]).unwrap();
+        l.lemma_step(1, line::RESET, [-1, 0]).unwrap();
+        l.lemma_step(1, line::WRITE_TOKEN, [3, 0]).unwrap();
+        l.lemma_step(0, line::READ_TOKEN, [2, -1]).unwrap();
+        l.lemma_step(0, line::READ_X, [2, 0]).unwrap();
+        // A value token_1 held only in between: broken.
+        l.lemma_step(0, line::GETTOKEN, [0, 0]).unwrap();
+        l.lemma_step(1, line::RESET, [-1, 0]).unwrap();
+        l.lemma_step(1, line::WRITE_TOKEN, [4, 0]).unwrap();
+        l.lemma_step(0, line::READ_TOKEN, [0, -1]).unwrap();
+        l.lemma_step(0, line::READ_TOKEN, [1, 4]).unwrap();
+        l.lemma_step(1, line::RESET, [-1, 0]).unwrap();
+        l.lemma_step(1, line::WRITE_TOKEN, [5, 0]).unwrap();
+        let e = l.lemma_step(0, line::READ_X, [4, 0]).unwrap_err();
+        assert!(
+            e.contains("Observation 3") && e.contains("token_1 = 4") && e.contains("(3)"),
+            "{e}"
+        );
     }
 
     #[test]

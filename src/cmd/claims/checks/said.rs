@@ -12,6 +12,8 @@ pub struct Said {
     pub info: crate::locks::LockInfo,
     /// The progress properties it claims.
     pub claims: crate::locks::Claims,
+    /// What its paper says sections of a passage cost in RMRs (CC), section by section.
+    pub sections: &'static [crate::locks::SectionCost],
 }
 
 impl Said {
@@ -22,15 +24,15 @@ impl Said {
             panic!("the ledger names lock {lock:?}, which the registry does not have")
         });
         let build = entry.scheduled.clone().unwrap_or(entry.native.clone());
-        let claims = build(&crate::locks::Params::new(
+        let lock = build(&crate::locks::Params::new(
             3,
             2,
             crate::mem::WaitPolicy::Spin,
-        ))
-        .claims();
+        ));
         Said {
             info: entry.info,
-            claims,
+            claims: lock.claims(),
+            sections: lock.section_costs(),
         }
     }
 
@@ -47,6 +49,19 @@ impl Said {
             Some(b) if b.direction == crate::locks::Direction::Upper => ("O(1)", "constant"),
             _ => ("no bound", "none"),
         }
+    }
+
+    /// The cost its file states for `section` (`doorway`, `waiting`, `exit`). Panics when it
+    /// states none: the ledger names a section the lock's file no longer bounds.
+    pub fn section(&self, section: &str) -> crate::locks::SectionCost {
+        let lock = self.info.name;
+        *self
+            .sections
+            .iter()
+            .find(|c| c.section == section)
+            .unwrap_or_else(|| {
+                panic!("the ledger names the {section} cost of {lock}, which {lock}'s file does not state")
+            })
     }
 
     /// `name`, when the lock's file seeds a mutant of that name. Panics otherwise, as
@@ -117,6 +132,25 @@ mod tests {
             expect(&format!("000/{id}-p8"), claims.strong_concurrent_entry);
             let bound = (info.bound)(Model::Cc, 4).unwrap().formula;
             assert!(paper(&specs, &format!("000/{id}-rmr")).ends_with(&bound));
+        }
+        // The sections' costs, as the lock's file states them (`Lock::section_costs`).
+        for (id, lock, section) in [
+            ("000/glb-exit", "glb", "exit"),
+            ("000/glb-doorway", "glb", "doorway"),
+            ("000/bwbgme-doorway", "bwb-gme", "doorway"),
+            ("000/bwbgme-waiting", "bwb-gme", "waiting"),
+            ("000/bwbgme-exit", "bwb-gme", "exit"),
+        ] {
+            let e = crate::registry::find(lock).unwrap();
+            let built = (e.native)(&crate::locks::Params::new(3, 2, WaitPolicy::Spin));
+            let c = built
+                .section_costs()
+                .iter()
+                .find(|c| c.section == section)
+                .unwrap();
+            assert!(paper(&specs, id).ends_with(c.formula), "{id}");
+            let row = specs.iter().find(|s| s.id == id).unwrap();
+            assert!(row.claim.contains(&format!("lines {}", c.lines)), "{id}");
         }
         let bound = (entry("bw-bakery").0.bound)(Model::Cc, 4).unwrap();
         assert!(paper(&specs, "000/bw-bakery-rmr").ends_with(&bound.formula));
