@@ -131,22 +131,7 @@ for f in ["run.json", "quick/results.json", "fid.json"]:
 PY
     rm -rf "$out/runs" "$out/fid" "$out/quick" "$out/run.json" "$out/fid.json"
     # Outputs that are JSON: their timings masked, in one layout (fields in their order).
-    python3 - "$out" <<'PY'
-import glob, json, sys
-TIMES = ("elapsed_secs", "wall_seconds", "events_per_sec", "seconds")
-def mask(v):
-    if isinstance(v, dict):
-        return {k: ("T" if k in TIMES else mask(x)) for k, x in v.items()}
-    if isinstance(v, list):
-        return [mask(x) for x in v]
-    return v
-for f in glob.glob(sys.argv[1] + "/*.out"):
-    try:
-        v = json.load(open(f))
-    except ValueError:
-        continue
-    json.dump(mask(v), open(f, "w"), indent=1)
-PY
+    python3 scripts/lib/mask-times.py "$out/*.out" elapsed_secs wall_seconds events_per_sec seconds
     # Wall-clock figures and the capture's own directory are not behaviour.
     sed -i -E -e "s#$out#OUT#g" -e 's/"(elapsed_secs|wall_seconds)": [0-9.e-]+/"\1": T/' \
         -e '/"events_per_sec": /d' \

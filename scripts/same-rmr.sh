@@ -16,6 +16,7 @@ set -u
     exit 2
 }
 adv_threads=${3:-2,4,8,16,32}
+mask="$(cd "$(dirname "$0")" && pwd)/lib/mask-times.py"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -40,21 +41,7 @@ capture() {
     run bakeries --lock lamport-bakery,ub-bakery --threads 2 --schedule adversarial --passages 9
     run jobs1 --lock zehavi-kex,glb,bw-bakery --threads 8 --model cc,dsm \
         --schedule adversarial --jobs 1
-    python3 - "$out" <<'PY'
-import glob, json, sys
-def mask(v):
-    if isinstance(v, dict):
-        return {k: ("T" if k == "elapsed_secs" else mask(x)) for k, x in v.items()}
-    if isinstance(v, list):
-        return [mask(x) for x in v]
-    return v
-for f in glob.glob(sys.argv[1] + "/*.json"):
-    try:
-        v = json.load(open(f))
-    except ValueError:
-        continue
-    json.dump(mask(v), open(f, "w"), indent=1)
-PY
+    python3 "$mask" "$out/*.json" elapsed_secs
 }
 
 capture "$1" "$work/old"
