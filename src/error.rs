@@ -22,6 +22,15 @@ impl std::fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
+/// The message a panic was raised with (`panic!("…")` with or without arguments), or `None`
+/// for another payload. For code that catches panics and reports them.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> Option<&str> {
+    payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+}
+
 /// Shorthand for a usage error.
 ///
 /// # Examples

@@ -22,11 +22,7 @@ fn on_failed_print() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         let payload = info.payload();
-        let msg = payload
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| payload.downcast_ref::<&str>().copied())
-            .unwrap_or("");
+        let msg = crate::error::panic_message(payload).unwrap_or("");
         if let Some(rest) = msg.strip_prefix("failed printing to ") {
             let (stream, why) = rest.split_once(": ").unwrap_or((rest, "failed"));
             say(&format!(

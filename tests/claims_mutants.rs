@@ -84,25 +84,32 @@ fn zehavis_dropped_allow_turns_fife_in_o_n_steps() {
     assert!(t.contains(&"001/lemma5".to_string()), "{t:?}");
 }
 
+/// Each of `ids` differs in the quick ledger of `paper` under `mutant`.
+fn differs(paper: &str, mutant: &str, ids: &[&str]) {
+    let rows = mutated(paper, mutant);
+    for id in ids {
+        assert!(
+            rows.contains(&(id.to_string(), "differs".to_string())),
+            "{id}: {rows:?}"
+        );
+    }
+}
+
 #[test]
 fn bwbgme_without_the_number_guard_breaks_lemma_8() {
     // Line 28 dropped: a process with number 1 flips GlobalColor, which Lemma 8 rules out;
     // its critical-section steps do not matter.
-    let rows = mutated("000", "bwb-gme/no-number-guard");
-    assert!(
-        rows.contains(&("000/bwbgme-lemma8".to_string(), "differs".to_string())),
-        "{rows:?}"
-    );
+    differs("000", "bwb-gme/no-number-guard", &["000/bwbgme-lemma8"]);
 }
 
 #[test]
 fn bwbgme_with_its_flip_written_twice_breaks_the_rewrite_count() {
     // Lines 31/33's write repeated: a process waiting on line 23 can re-read GlobalColor
     // between the two writes and stay blocked twice for one exit, past N − 1 = 1 at N = 2.
-    let rows = mutated("000", "bwb-gme/flip-written-twice");
-    assert!(
-        rows.contains(&("000/bwbgme-rewrites".to_string(), "differs".to_string())),
-        "{rows:?}"
+    differs(
+        "000",
+        "bwb-gme/flip-written-twice",
+        &["000/bwbgme-rewrites"],
     );
 }
 
@@ -110,13 +117,11 @@ fn bwbgme_with_its_flip_written_twice_breaks_the_rewrite_count() {
 fn ub_bakerys_dropped_choosing_wait_breaks_observations_2_and_3() {
     // Line 6 dropped: a process passes another parked between its lines 1 and 3, so it can
     // write X twice there (Observation 2) and change its token twice (Observation 3).
-    let rows = mutated("002", "ub-bakery/no-choosing-wait");
-    for id in ["002/obs2", "002/obs3"] {
-        assert!(
-            rows.contains(&(id.to_string(), "differs".to_string())),
-            "{id}: {rows:?}"
-        );
-    }
+    differs(
+        "002",
+        "ub-bakery/no-choosing-wait",
+        &["002/obs2", "002/obs3"],
+    );
 }
 
 #[test]

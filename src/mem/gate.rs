@@ -22,7 +22,6 @@
 //! The schedules themselves, and the view of a process they pick by, are in
 //! [`super::schedule`]; they are re-exported here.
 
-use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -362,11 +361,7 @@ impl Gate {
                 let stack = DefaultStack::new(STACK_BYTES).expect("a coroutine's stack");
                 let f = move |y: &Yielder<(), ()>, ()| {
                     YIELDER.set(y);
-                    if let Err(payload) = catch_unwind(AssertUnwindSafe(|| body(p))) {
-                        if payload.downcast_ref::<Cut>().is_none() {
-                            self.fail(format!("process {p}: {}", panic_message(&*payload)));
-                        }
-                    }
+                    self.process(p, || body(p));
                 };
                 // SAFETY: `f` borrows `self` and `body`, which outlive `procs`: every coroutine
                 // is dropped (unwound first if suspended) before `run` returns.
@@ -401,6 +396,18 @@ impl Gate {
         for c in &mut procs {
             while !c.done() {
                 resume(c);
+            }
+        }
+    }
+
+    /// Runs process `p`'s `body`, on its coroutine or its own thread: a panic other than a
+    /// [`Cut`] fails the execution with its message, as `process p: ...` (the panic hook has
+    /// printed it); a cut ends the process quietly.
+    pub(crate) fn process(&self, p: usize, body: impl FnOnce()) {
+        if let Err(payload) = catch_unwind(AssertUnwindSafe(body)) {
+            if payload.downcast_ref::<Cut>().is_none() {
+                let msg = crate::error::panic_message(&*payload).unwrap_or("a process panicked");
+                self.fail(format!("process {p}: {msg}"));
             }
         }
     }
@@ -483,15 +490,6 @@ impl Gate {
     }
 }
 
-/// The message of a panic's payload.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "a process panicked".into())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -504,13 +502,7 @@ mod tests {
         std::thread::scope(|s| {
             for p in 0..gate.processes() {
                 let body = &body;
-                s.spawn(move || {
-                    if let Err(e) = catch_unwind(AssertUnwindSafe(|| body(p))) {
-                        if e.downcast_ref::<Cut>().is_none() {
-                            gate.fail(format!("process {p}: {}", panic_message(&*e)));
-                        }
-                    }
-                });
+                s.spawn(move || gate.process(p, || body(p)));
             }
         });
     }

@@ -6,11 +6,11 @@
 //! The types of a run and of its outcome are in [`spec`](super::spec), the sampling maths in
 //! [`sampling`](super::sampling); both are re-exported here.
 
-use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{mpsc, Arc};
 
 use crate::check::{OracleKind, SelfCheck};
+use crate::error::panic_message;
 use crate::locks::{Lock, Params};
 use crate::mem::{Aborted, CountingMemory};
 use crate::metrics::counters::ThreadCounters;
@@ -224,16 +224,6 @@ fn assemble<L>(shared: &Shared<L>, kind: LoopKind, watched: Watched) -> Repetiti
     }
 }
 
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "unknown panic".into()
-    }
-}
-
 /// The body of worker `p`'s thread: pinned, its counters opened, it waits at the start gate,
 /// runs the loop the run asks for and hands back what it measured (or why it stopped).
 fn worker<L: Lock>(
@@ -285,7 +275,11 @@ fn worker<L: Lock>(
         if payload.downcast_ref::<Aborted>().is_some() {
             out.aborted = true;
         } else {
-            out.panic = Some(panic_message(payload.as_ref()));
+            out.panic = Some(
+                panic_message(payload.as_ref())
+                    .unwrap_or("unknown panic")
+                    .to_string(),
+            );
         }
         if out.window.1 == 0 {
             out.window.1 = shared.clock.raw();

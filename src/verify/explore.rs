@@ -11,6 +11,7 @@ use std::sync::Arc;
 use shuttle::scheduler::{PctScheduler, RandomScheduler, ReplayScheduler, Scheduler};
 use shuttle::{Config, FailurePersistence, MaxSteps, Runner};
 
+use crate::error::panic_message;
 use crate::locks::{Builder, Problem};
 use crate::mem::scheduled::{
     set_mark_observer, set_observer, set_wait_observer, start_recording, stop_recording,
@@ -28,14 +29,6 @@ fn schedule_of(message: &str) -> Option<String> {
     let start = message.find("failing schedule:\n\"\n")? + "failing schedule:\n\"\n".len();
     let len = message[start..].find("\n\"")?;
     Some(message[start..start + len].split_whitespace().collect())
-}
-
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<String>()
-        .cloned()
-        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// What failed, from the panic message (`None`: not one of the checks; shuttle itself, e.g.
@@ -114,7 +107,9 @@ impl Exploration<'_> {
         match result {
             Ok(_) => Ended::Clean,
             Err(payload) => {
-                let text = panic_text(payload.as_ref());
+                let text = panic_message(payload.as_ref())
+                    .unwrap_or("unknown panic")
+                    .to_string();
                 let schedule = schedule_of(&text).unwrap_or_default();
                 match kind_of(&text) {
                     Some(mut kind) => {

@@ -385,7 +385,6 @@ fn prop_id(p: &str) -> String {
     p.split(' ').next().unwrap_or(p).to_lowercase()
 }
 
-/// Burns–Lamport's scripted schedule: the victim blocked at least N(N−1)/2 times at each N.
 /// One register per process, each a bounded one (a boolean): the registers the lock
 /// allocated at each N against N, and the lock's file saying its registers are bounded.
 fn bits_per_process(v: &Value, bounded: bool) -> Result<Judged, String> {
@@ -418,6 +417,7 @@ fn bits_per_process(v: &Value, bounded: bool) -> Result<Judged, String> {
     ))
 }
 
+/// Burns–Lamport's scripted schedule: the victim blocked at least N(N−1)/2 times at each N.
 fn burns_lamport(v: &Value) -> Result<Judged, String> {
     let mut at = Vec::new();
     let mut short = Vec::new();

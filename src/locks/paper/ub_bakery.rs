@@ -452,15 +452,15 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
                 // Observation 2: no process writes X twice between another's lines 1 and 3.
                 g.x_writes[i] += 1;
                 let wrote = g.x_writes[i];
-                if let Some(q) = (0..self.n).find(|&q| {
-                    g.at_line_1[q]
-                        .as_ref()
-                        .is_some_and(|(_, w)| wrote - w[i] > 1)
-                }) {
+                let twice = (0..self.n).find_map(|q| {
+                    let (_, w) = g.at_line_1[q].as_ref()?;
+                    let times = wrote - w[i];
+                    (times > 1).then_some((q, times))
+                });
+                if let Some((q, times)) = twice {
                     return Err(format!(
-                        "{}: Observation 2 broken: process {i} wrote X on line 8 {} times between process {q}'s line 1 and its line 3",
-                        A::NAME,
-                        wrote - g.at_line_1[q].as_ref().map_or(0, |(_, w)| w[i])
+                        "{}: Observation 2 broken: process {i} wrote X on line 8 {times} times between process {q}'s line 1 and its line 3",
+                        A::NAME
                     ));
                 }
             }

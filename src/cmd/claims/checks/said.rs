@@ -141,13 +141,7 @@ mod tests {
             ("000/bwbgme-waiting", "bwb-gme", "waiting"),
             ("000/bwbgme-exit", "bwb-gme", "exit"),
         ] {
-            let e = crate::registry::find(lock).unwrap();
-            let built = (e.native)(&crate::locks::Params::new(3, 2, WaitPolicy::Spin));
-            let c = built
-                .section_costs()
-                .iter()
-                .find(|c| c.section == section)
-                .unwrap();
+            let c = Said::of(lock).section(section);
             assert!(paper(&specs, id).ends_with(c.formula), "{id}");
             let row = specs.iter().find(|s| s.id == id).unwrap();
             assert!(row.claim.contains(&format!("lines {}", c.lines)), "{id}");

@@ -199,7 +199,10 @@ fn search(k: u8) -> (Vec<(usize, u64, f64, String)>, u64) {
                 }));
                 let f = match r {
                     Ok(r) => failure(&r, crashes.len() as u64),
-                    Err(e) => Some(format!("panic: {}", panic_text(&e))),
+                    Err(e) => Some(format!(
+                        "panic: {}",
+                        crate::error::panic_message(&*e).unwrap_or_default()
+                    )),
                 };
                 if let Some(f) = f {
                     out.push((i, seed, ncs, f));
@@ -221,14 +224,6 @@ fn inside_first_restart(c: &SimConfig) -> f64 {
     r.ok()
         .and_then(|r| r.recovery?.operations.iter().find(|o| o.id == 1)?.begun)
         .map_or(101.0, |t| t + 0.01)
-}
-
-/// The message of a caught panic (an invariant of the algorithm broken).
-fn panic_text(e: &Box<dyn std::any::Any + Send>) -> String {
-    e.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_default()
 }
 
 /// The failures of `search(k)`, each (schedule, what) with `what` cut to its kind.
