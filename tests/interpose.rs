@@ -135,10 +135,18 @@ fn trylock_fails_on_a_held_lock_and_timedlock_times_out() {
 #[test]
 fn a_broken_lock_is_caught_by_the_oracle() {
     let Some(prog) = locks_program() else { return };
-    // noop lets every thread in: the real mutex inside keeps the counter right, the oracle
-    // sees threads inside together.
-    let r = run_under("noop", &prog, &["mutex", "4", "20000"], &[]);
+    // `overlap` keeps each holder inside until another thread has called lock, so threads meet
+    // at the lock on every passage however they are scheduled: a correct lock is contended and
+    // never violated; noop lets the caller in, the real mutex inside keeps the counter right,
+    // and the oracle sees two threads inside together.
+    let ticket = run_under("ticket", &prog, &["overlap", "4", "300"], &[]);
+    ticket.assert_ok("ticket");
+    assert_eq!(ticket.stdout().trim(), "ok overlap 1200");
+    assert_eq!(ticket.sum("violations"), 0, "{:?}", ticket.stats);
+    assert!(ticket.sum("contended") > 0, "{:?}", ticket.stats);
+    let r = run_under("noop", &prog, &["overlap", "4", "300"], &[]);
     assert!(r.output.status.success(), "{}", r.stderr());
+    assert_eq!(r.stdout().trim(), "ok overlap 1200");
     assert!(r.sum("violations") > 0, "{:?}", r.stats);
 }
 

@@ -1,10 +1,11 @@
 /* A program of pthread mutexes, condition variables and rwlocks whose output shows whether
  * they kept their promises; lockbench's tests run it under the interposer on several locks.
  * Usage: locks TEST [THREADS [ITERATIONS]]; prints "ok TEST ..." and exits 0, or says what
- * broke and exits 1. TEST: mutex cond recursive rwlock churn trylock timed hold. */
+ * broke and exits 1. TEST: mutex overlap cond recursive rwlock churn trylock timed hold. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,37 @@ static int test_mutex(void) {
     long want = threads * iters;
     if (counter != want) { printf("mutex: counter %ld, want %ld\n", counter, want); return 1; }
     printf("ok mutex %ld\n", counter);
+    return 0;
+}
+
+/* overlap: the mutex test, but each holder stays inside until another thread has called
+ * pthread_mutex_lock (or every other thread is done), then 200 us more. A correct lock runs it
+ * like `mutex`, every passage contended; a lock that lets a second thread in does so at nearly
+ * every passage, however the threads are scheduled. */
+static volatile long at_lock, done_threads;
+static void *overlap_worker(void *arg) {
+    (void)arg;
+    for (long i = 0; i < iters; i++) {
+        __atomic_add_fetch(&at_lock, 1, __ATOMIC_SEQ_CST);
+        pthread_mutex_lock(&counter_lock);
+        __atomic_sub_fetch(&at_lock, 1, __ATOMIC_SEQ_CST);
+        long c = counter;
+        while (__atomic_load_n(&at_lock, __ATOMIC_SEQ_CST) == 0 &&
+               __atomic_load_n(&done_threads, __ATOMIC_SEQ_CST) < threads - 1)
+            sched_yield();
+        struct timespec moment = {0, 200000};
+        nanosleep(&moment, NULL);
+        counter = c + 1;
+        pthread_mutex_unlock(&counter_lock);
+    }
+    __atomic_add_fetch(&done_threads, 1, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+static int test_overlap(void) {
+    run(overlap_worker, threads);
+    long want = threads * iters;
+    if (counter != want) { printf("overlap: counter %ld, want %ld\n", counter, want); return 1; }
+    printf("ok overlap %ld\n", counter);
     return 0;
 }
 
@@ -264,6 +296,7 @@ int main(int argc, char **argv) {
     if (threads < 1 || threads > 64 || iters < 1) { fprintf(stderr, "bad sizes\n"); return 2; }
     const char *t = argv[1];
     if (!strcmp(t, "mutex")) return test_mutex();
+    if (!strcmp(t, "overlap")) return test_overlap();
     if (!strcmp(t, "cond")) return test_cond();
     if (!strcmp(t, "recursive")) return test_recursive();
     if (!strcmp(t, "rwlock")) return test_rwlock();
