@@ -4,8 +4,11 @@
 # adversarial sweep's time. Not a test: times on a loaded machine move; compare two binaries
 # side by side (BIN=old scripts/bench-sim.sh; BIN=new scripts/bench-sim.sh) in the same hour.
 #   scripts/bench-sim.sh [ROUNDS] [quick|full]   (default 3 rounds, quick)
-# quick: n = 100 and 200 points (seconds); full: also Fig. 6(f)'s n = 500 point alone and with
-# RA2 beside it, and the rmr sweep (minutes). BIN defaults to target/release/lockbench.
+# quick: n = 100 and 200 points and RA2 at n = 500 with 30 requests (seconds), then the floor
+# under RA2's merge (scripts/lib/merge-floor.c, when cc is there: ns per merge in the first-level
+# caches, streamed from the last level, and from memory as at n = 500); full: also Fig. 6(f)'s n = 500 point
+# alone and with RA2 beside it, and the rmr sweep (minutes). BIN defaults to
+# target/release/lockbench.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
@@ -17,6 +20,7 @@ points=(
     "token-gme n=200|--algo token-gme --n 200 --requests 500"
     "ra2 n=100 m=50|--algo ra2 --n 100 --m 50 --requests 500"
     "token-gme n=40 m=2 crash|--algo token-gme --n 40 --m 2 --requests 500 --crash 3@5000"
+    "ra2 n=500 m=50 30 requests|--algo ra2 --n 500 --m 50 --requests 30 --seed 1"
 )
 if [ "$size" = full ]; then
     points+=(
@@ -44,6 +48,19 @@ PY
         END { m = int((NR + 1) / 2); printf "%-32s %10.2f %10.2f %10.2f %12.1f\n", name, w[m], w[1], w[NR], r[m] }'
 done
 rm -f "${TMPDIR:-/tmp}/bench-sim.$$.json"
+floor=${TMPDIR:-/tmp}/merge-floor.$$
+if cc -O3 -march=native -o "$floor" scripts/lib/merge-floor.c 2>/dev/null; then
+    for sizes in "4 4 in the first-level caches" "500 1000 from the last-level cache" \
+        "500 10000 from memory, as at n = 500"; do
+        read -r recv snaps what <<<"$sizes"
+        for _ in $(seq "$rounds"); do "$floor" "$recv" "$snaps" 1000000; done | sort -n |
+            awk -v what="$what" '{ t[NR] = $1 } END { m = int((NR + 1) / 2);
+                printf "%-32s %10.1f %10.1f %10.1f  ns per merge, %s\n", "ra2 merge floor", t[m], t[1], t[NR], what }'
+    done
+    rm -f "$floor"
+else
+    echo "ra2 merge floor: skipped, no C compiler (cc) to build scripts/lib/merge-floor.c"
+fi
 if [ "$size" = full ]; then
     s=$(date +%s.%N)
     "$bin" rmr --lock all --schedule adversarial --threads 2,4,8,16,32 --model cc,dsm \
