@@ -4,9 +4,10 @@
 # adversarial sweep's time. Not a test: times on a loaded machine move; compare two binaries
 # side by side (BIN=old scripts/bench-sim.sh; BIN=new scripts/bench-sim.sh) in the same hour.
 #   scripts/bench-sim.sh [ROUNDS] [quick|full]   (default 3 rounds, quick)
-# quick: n = 100 and 200 points and RA2 at n = 500 with 30 requests (seconds), then the floor
-# under RA2's merge (scripts/lib/merge-floor.c, when cc is there: ns per merge in the first-level
-# caches, streamed from the last level, and from memory as at n = 500); full: also Fig. 6(f)'s n = 500 point
+# quick: n = 100 and 200 points and RA2 at n = 500 with 30 requests (seconds), then the floors
+# (scripts/lib/sim-floors.c, when cc is there): ns per RA2 merge in the first-level caches,
+# from the last level and from memory as at n = 500, and ns per broadcast copy at n = 500, its
+# logarithm alone and with its inbox record and entry; full: also Fig. 6(f)'s n = 500 point
 # alone and with RA2 beside it, and the rmr sweep (minutes). BIN defaults to
 # target/release/lockbench.
 set -euo pipefail
@@ -48,19 +49,30 @@ PY
         END { m = int((NR + 1) / 2); printf "%-32s %10.2f %10.2f %10.2f %12.1f\n", name, w[m], w[1], w[NR], r[m] }'
 done
 rm -f "${TMPDIR:-/tmp}/bench-sim.$$.json"
-floor=${TMPDIR:-/tmp}/merge-floor.$$
-if cc -O3 -march=native -o "$floor" scripts/lib/merge-floor.c 2>/dev/null; then
-    for sizes in "4 4 in the first-level caches" "500 1000 from the last-level cache" \
-        "500 10000 from memory, as at n = 500"; do
+# The floors under the two n = 500 points: each a C program of the work the simulator cannot
+# skip, with nothing of the simulator around it (see their headers).
+floors() {
+    local dir=${TMPDIR:-/tmp}/bench-sim-floors.$$
+    mkdir -p "$dir"
+    if ! cc -O3 -march=native -o "$dir/floors" scripts/lib/sim-floors.c -lm 2>/dev/null; then
+        echo "floors: skipped, no C compiler (cc) to build scripts/lib/sim-floors.c"
+        rm -rf "$dir"
+        return
+    fi
+    med() { sort -n -k"$2" | awk -v what="$1" -v col="$2" '{ t[NR] = $col } END { m = int((NR + 1) / 2);
+        printf "%-32s %10.1f %10.1f %10.1f  %s\n", "floor", t[m], t[1], t[NR], what }'; }
+    for sizes in "4 4 ns per ra2 merge, in the first-level caches" \
+        "500 1000 ns per ra2 merge, from the last-level cache" \
+        "500 10000 ns per ra2 merge, from memory, as at n = 500"; do
         read -r recv snaps what <<<"$sizes"
-        for _ in $(seq "$rounds"); do "$floor" "$recv" "$snaps" 1000000; done | sort -n |
-            awk -v what="$what" '{ t[NR] = $1 } END { m = int((NR + 1) / 2);
-                printf "%-32s %10.1f %10.1f %10.1f  ns per merge, %s\n", "ra2 merge floor", t[m], t[1], t[NR], what }'
+        for _ in $(seq "$rounds"); do "$dir/floors" merge "$recv" "$snaps" 1000000; done | med "$what" 1
     done
-    rm -f "$floor"
-else
-    echo "ra2 merge floor: skipped, no C compiler (cc) to build scripts/lib/merge-floor.c"
-fi
+    for _ in $(seq "$rounds"); do "$dir/floors" copy 500 100000; done >"$dir/copies"
+    med "ns per broadcast copy, its logarithm alone, n = 500" 1 <"$dir/copies"
+    med "ns per broadcast copy, delivered one by one, n = 500" 2 <"$dir/copies"
+    rm -rf "$dir"
+}
+floors
 if [ "$size" = full ]; then
     s=$(date +%s.%N)
     "$bin" rmr --lock all --schedule adversarial --threads 2,4,8,16,32 --model cc,dsm \

@@ -1,0 +1,125 @@
+/* The floors under the simulator's two n = 500 points (Fig. 6(f)): the work each delivery
+ * cannot skip, with nothing of the simulator around it. scripts/bench-sim.sh builds and runs it.
+ *
+ * sim-floors merge RECEIVERS SNAPSHOTS MERGES: RA2. Nanoseconds per merge of a 500-entry
+ * snapshot (values and change ticks) into a receiver's values and ticks, with the loop of
+ * `Vector::merge` (src/mp/algo/ra2/vector.rs), picked at random among RECEIVERS receivers and
+ * SNAPSHOTS snapshots. With 4 and 4 everything stays in the first-level caches (the loop's
+ * arithmetic alone); with 500 and 1 000 (8 MB) each merge streams its 8 KB from the last-level
+ * cache; with 500 and 10 000 (44 MB; an n = 500 run of RA2 peaks at 48 MB) from memory.
+ * Prints the ns per merge.
+ *
+ * sim-floors copy N BROADCASTS: TokenGME. Nanoseconds per copy of the work each copy of a
+ * broadcast must do when copies are delivered one by one: a broadcast from a random sender
+ * draws n - 1 exponential delays (one logarithm each, as `Core::cast_times`) and writes one
+ * 16-byte record (time, letter) into each receiver's inbox (as `Deferred::defer`); after each
+ * broadcast two random processes read their inboxes and raise request_i[j] in their 4 KB tables
+ * (as `absorb` and `on_request_msg`). Prints the ns per copy of the logarithms alone, then of
+ * the whole. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static uint64_t state = 88172645463325252ull;
+static uint64_t next(void) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+}
+static double unit(void) { return ((next() >> 11) + 0.5) * 0x1.0p-53; }
+static double secs(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+#define N 500
+
+static uint64_t merge(uint32_t *restrict val, uint32_t *restrict at, const uint32_t *restrict vals,
+                      const uint32_t *restrict ticks, uint32_t since, uint32_t t) {
+    uint64_t added = 0;
+    for (int k = 0; k < N; k++) {
+        uint32_t a = val[k], b = vals[k];
+        uint32_t mask = 0u - (uint32_t)((ticks[k] > since) & (b > a));
+        uint32_t d = (b - a) & mask;
+        val[k] = a + d;
+        at[k] = (at[k] & ~mask) | (t & mask);
+        added += d;
+    }
+    return added;
+}
+
+static int merges(long recv, long snaps, long count) {
+    uint32_t *r = aligned_alloc(64, (size_t)recv * 2 * N * 4);
+    uint32_t *s = aligned_alloc(64, (size_t)snaps * 2 * N * 4);
+    if (!r || !s) { perror("sim-floors"); return 1; }
+    for (long i = 0; i < recv * 2 * N; i++) r[i] = next() % 1000;
+    for (long i = 0; i < snaps * 2 * N; i++) s[i] = next() % 1000;
+    uint64_t sum = 0;
+    double t0 = secs();
+    for (long i = 0; i < count; i++) {
+        uint32_t *to = r + (next() % recv) * 2 * N, *from = s + (next() % snaps) * 2 * N;
+        sum += merge(to, to + N, from, from + N, 500, (uint32_t)i);
+    }
+    printf("%.1f %d\n", (secs() - t0) / count * 1e9, (int)(sum & 1));
+    return 0;
+}
+
+struct rec { double t; uint32_t letter, from; };
+struct inbox { struct rec *r; long len, cap; };
+
+static int copies(long n, long casts) {
+    struct inbox *in = calloc(n, sizeof *in);
+    uint64_t *table = calloc(n * n, sizeof *table);
+    if (!in || !table) { perror("sim-floors"); return 1; }
+    double now = 0, sum = 0, t0 = secs();
+    for (long c = 0; c < casts; c++)
+        for (long j = 0; j < n - 1; j++) sum += -10.0 * log(unit());
+    double logs = secs() - t0;
+    t0 = secs();
+    for (long c = 0; c < casts; c++) {
+        long from = next() % n;
+        now += 0.01;
+        for (long j = 0; j < n; j++) {
+            if (j == from) continue;
+            struct inbox *b = &in[j];
+            if (b->len == b->cap) {
+                b->cap = b->cap ? 2 * b->cap : 64;
+                b->r = realloc(b->r, b->cap * sizeof *b->r);
+                if (!b->r) { perror("sim-floors"); return 1; }
+            }
+            b->r[b->len++] = (struct rec){now - 10.0 * log(unit()), (uint32_t)c, (uint32_t)from};
+        }
+        for (int k = 0; k < 2; k++) {
+            long p = next() % n;
+            uint64_t *row = table + p * n;
+            for (long i = 0; i < in[p].len; i++) {
+                struct rec r = in[p].r[i];
+                if (r.letter + 1 > row[r.from]) row[r.from] = r.letter + 1;
+                sum += r.t;
+            }
+            in[p].len = 0;
+        }
+    }
+    double all = secs() - t0, total = (double)casts * (n - 1);
+    printf("%.1f %.1f %d\n", logs / total * 1e9, all / total * 1e9, sum > 0);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc == 5 && !strcmp(argv[1], "merge")) {
+        long recv = atol(argv[2]), snaps = atol(argv[3]), count = atol(argv[4]);
+        if (recv > 0 && snaps > 0 && count > 0) return merges(recv, snaps, count);
+    }
+    if (argc == 4 && !strcmp(argv[1], "copy")) {
+        long n = atol(argv[2]), casts = atol(argv[3]);
+        if (n >= 2 && casts > 0) return copies(n, casts);
+    }
+    fprintf(stderr, "usage: sim-floors merge RECEIVERS SNAPSHOTS MERGES | copy N BROADCASTS "
+                    "(positive sizes, N >= 2)\n");
+    return 2;
+}
