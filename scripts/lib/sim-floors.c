@@ -6,7 +6,7 @@
  * `Vector::merge` (src/mp/algo/ra2/vector.rs), picked at random among RECEIVERS receivers and
  * SNAPSHOTS snapshots. With 4 and 4 everything stays in the first-level caches (the loop's
  * arithmetic alone); with 500 and 1 000 (8 MB) each merge streams its 8 KB from the last-level
- * cache; with 500 and 10 000 (44 MB; an n = 500 run of RA2 peaks at 48 MB) from memory.
+ * cache; with 500 and 10 000 (44 MB; RA2 at n = 500, 30 requests, peaks at 48 MB) from memory.
  * Prints the ns per merge.
  *
  * sim-floors copy N BROADCASTS: TokenGME. Nanoseconds per copy of the work each copy of a
