@@ -36,18 +36,19 @@ static void *mutex_worker(void *arg) {
     }
     return NULL;
 }
-static int test_mutex(void) {
-    run(mutex_worker, threads);
+/* Runs THREADS `worker`s over the counter and checks that none of its updates was lost. */
+static int counted(const char *test, void *(*worker)(void *)) {
+    run(worker, threads);
     long want = threads * iters;
-    if (counter != want) { printf("mutex: counter %ld, want %ld\n", counter, want); return 1; }
-    printf("ok mutex %ld\n", counter);
+    if (counter != want) { printf("%s: counter %ld, want %ld\n", test, counter, want); return 1; }
+    printf("ok %s %ld\n", test, counter);
     return 0;
 }
 
 /* overlap: the mutex test, but each holder stays inside until another thread has called
  * pthread_mutex_lock (or every other thread is done), then 200 us more. A correct lock runs it
- * like `mutex`, every passage contended; a lock that lets a second thread in does so at nearly
- * every passage, however the threads are scheduled. */
+ * like `mutex`, with someone waiting at nearly every passage; a lock that lets a second thread
+ * in does so in every run, however the threads are scheduled. */
 static volatile long at_lock, done_threads;
 static void *overlap_worker(void *arg) {
     (void)arg;
@@ -67,14 +68,6 @@ static void *overlap_worker(void *arg) {
     __atomic_add_fetch(&done_threads, 1, __ATOMIC_SEQ_CST);
     return NULL;
 }
-static int test_overlap(void) {
-    run(overlap_worker, threads);
-    long want = threads * iters;
-    if (counter != want) { printf("overlap: counter %ld, want %ld\n", counter, want); return 1; }
-    printf("ok overlap %ld\n", counter);
-    return 0;
-}
-
 /* cond: one producer, THREADS-1 consumers, a bounded buffer, two condition variables. */
 #define SLOTS 8
 static pthread_mutex_t q_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -295,8 +288,8 @@ int main(int argc, char **argv) {
     if (argc > 3) iters = atol(argv[3]);
     if (threads < 1 || threads > 64 || iters < 1) { fprintf(stderr, "bad sizes\n"); return 2; }
     const char *t = argv[1];
-    if (!strcmp(t, "mutex")) return test_mutex();
-    if (!strcmp(t, "overlap")) return test_overlap();
+    if (!strcmp(t, "mutex")) return counted("mutex", mutex_worker);
+    if (!strcmp(t, "overlap")) return counted("overlap", overlap_worker);
     if (!strcmp(t, "cond")) return test_cond();
     if (!strcmp(t, "recursive")) return test_recursive();
     if (!strcmp(t, "rwlock")) return test_rwlock();
