@@ -382,8 +382,8 @@ impl<M: Memory, A: TokenArith, const MUT: u8> Lock for Fig2Bakery<M, A, MUT> {
     /// 3, any P_j writes X on line 8 at most once), Observation 3 (a token_j ≠ −1 that P_i
     /// reads on line 2 is token_j's value at P_i's line 1 or at its line 3) and Theorems 2–3
     /// (the tokens read on line 2 lie within n − 1 of the X read on line 3; those read on line
-    /// 7 within n − 1 of token_i). B-Bakery's values are residues: its lemmas are the lockstep with UB-Bakery
-    /// ([`Lockstep`]).
+    /// 7 within n − 1 of token_i). B-Bakery's values are residues: its lemmas are the lockstep
+    /// with UB-Bakery ([`Lockstep`]).
     fn lemma_step(&self, i: usize, at: u32, args: [i64; 2]) -> Result<(), String> {
         if A::BOUNDED {
             return Ok(());
