@@ -71,19 +71,24 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
         self.core.cast_times(me, &mut times);
         let lazy = self.core.deferred.lazy;
         let mut letter = None;
+        let mut readers = 0;
         for (i, &t) in times.iter().enumerate() {
             let to = i + usize::from(i >= me);
             if lazy && self.other(to).passive(&msg) {
                 let c = &mut *self.core;
                 let id = *letter
                     .get_or_insert_with(|| c.deferred.new_letter(msg.clone(), me, base, true, 0));
-                c.deferred.add_reader(id);
+                readers += 1;
                 c.deferred.defer(to, Lazy { t, letter: id });
             } else {
                 dests.push((t, to as u32));
             }
         }
         let c = &mut *self.core;
+        if let Some(id) = letter {
+            // Counted once, not per copy: a counter raised 499 times in a row waits on itself.
+            c.deferred.add_readers(id, readers);
+        }
         c.cast_buf = times;
         if dests.is_empty() {
             c.q.spare_dests.push(dests);

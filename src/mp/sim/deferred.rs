@@ -52,6 +52,8 @@ pub(super) struct Deferred<M> {
     free_letters: Vec<u32>,
     /// Inboxes that reached a power of two from 1024 on during the current event.
     pub(super) full: Vec<Pid>,
+    /// The receipts `absorb` applies, reused.
+    due: Vec<Lazy>,
 }
 
 impl<M: Message> Deferred<M> {
@@ -64,12 +66,13 @@ impl<M: Message> Deferred<M> {
             letters: Vec::new(),
             free_letters: Vec::new(),
             full: Vec::new(),
+            due: Vec::new(),
         }
     }
 
-    /// One more receiver of letter `id`.
-    pub(super) fn add_reader(&mut self, id: u32) {
-        self.letters[id as usize].refs += 1;
+    /// `k` more receivers of letter `id`.
+    pub(super) fn add_readers(&mut self, id: u32, k: u32) {
+        self.letters[id as usize].refs += k;
     }
 
     /// A letter for `refs` receivers.
@@ -92,6 +95,7 @@ impl<M: Message> Deferred<M> {
     }
 
     /// Defers a passive receipt of `to`.
+    #[inline(always)]
     pub(super) fn defer(&mut self, to: Pid, l: Lazy) {
         let inbox = &mut self.inbox[to];
         inbox.push(l);
@@ -149,31 +153,40 @@ impl<M: Message> Deferred<M> {
             return 0;
         }
         let mut inbox = std::mem::take(&mut self.inbox[p]);
-        let mut applied = 0;
+        // Two passes: the receipts due are picked and their letters fetched, then applied in
+        // the same order; the letters, scattered over the slab, arrive together rather than
+        // one cache miss after another.
+        let mut due = std::mem::take(&mut self.due);
         let mut i = 0;
         while i < inbox.len() {
             let l = inbox[i];
             if self.before(l, p, key) {
                 inbox.swap_remove(i);
-                let mut rt = Quiet {
-                    me: p,
-                    n: self.n,
-                    now: f64::from_bits(l.t),
-                };
-                // Applied with the letter's message lent, then the letter let go.
-                let letter = &mut self.letters[l.letter as usize];
-                let msg = letter.msg.as_ref().expect("a letter with readers");
-                proc_.on_passive(&mut rt, letter.from as Pid, msg);
-                letter.refs -= 1;
-                if letter.refs == 0 {
-                    letter.msg = None;
-                    self.free_letters.push(l.letter);
-                }
-                applied += 1;
+                prefetch(&self.letters[l.letter as usize]);
+                due.push(l);
             } else {
                 i += 1;
             }
         }
+        for &l in &due {
+            let mut rt = Quiet {
+                me: p,
+                n: self.n,
+                now: f64::from_bits(l.t),
+            };
+            // Applied with the letter's message lent, then the letter let go.
+            let letter = &mut self.letters[l.letter as usize];
+            let msg = letter.msg.as_ref().expect("a letter with readers");
+            proc_.on_passive(&mut rt, letter.from as Pid, msg);
+            letter.refs -= 1;
+            if letter.refs == 0 {
+                letter.msg = None;
+                self.free_letters.push(l.letter);
+            }
+        }
+        let applied = due.len() as u64;
+        due.clear();
+        self.due = due;
         self.inbox[p] = inbox;
         applied
     }
@@ -227,6 +240,20 @@ impl<M: Message> Deferred<M> {
         }
         due
     }
+}
+
+/// Asks the cache for the line holding `x`, without waiting for it.
+#[inline(always)]
+fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint to the cache: it reads nothing the program sees and never
+    // faults, and `x` is a live reference besides.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
 
 /// The runtime of a passive receipt applied late: it knows who and when, and does nothing.

@@ -99,13 +99,6 @@ impl TokenGme {
     /// each of its types (§5.1); priority(t) = Σ over S_t of (1 + age) (§3.2.1) with TG-6 /
     /// MT-5, or FIFO (§4.2, MT-6).
     pub(super) fn choose(&self, t: &Token) -> Group {
-        let prio = |ty: Group| -> u64 {
-            t.queue
-                .iter()
-                .filter(|p| p.has(ty))
-                .map(|p| 1 + p.age)
-                .sum()
-        };
         match self.selection {
             super::Selection::Fifo => {
                 let first = &t.queue[0];
@@ -123,20 +116,32 @@ impl TokenGme {
                 best.1
             }
             super::Selection::Priority => {
-                let mut best: Option<(u64, Group)> = None;
-                for (pos, q) in t.queue.iter().enumerate() {
-                    for ty in q.types() {
-                        // Each subset once, where its first member is met.
-                        if t.queue.iter().take(pos).any(|p| p.has(ty)) {
-                            continue;
+                // One pass over the queue: each type's priority (1 + age summed over the
+                // requests that have it) and the order types are first met in; the first met
+                // of the highest wins, as when each subset was summed where its first member
+                // is met (a pass per queued request, O(Q²), was 7% of the n = 500 point).
+                let top = t.queue.iter().flat_map(|q| q.types()).max();
+                let mut slot = vec![usize::MAX; top.expect("queue not empty") + 1];
+                let mut met: Vec<(Group, u64)> = Vec::new();
+                for q in &t.queue {
+                    for (k, ty) in q.types().enumerate() {
+                        if q.types().take(k).any(|u| u == ty) {
+                            continue; // listed twice in one set: `has` counts it once
                         }
-                        let p = prio(ty);
-                        if best.is_none_or(|(bp, _)| p > bp) {
-                            best = Some((p, ty));
+                        if slot[ty] == usize::MAX {
+                            slot[ty] = met.len();
+                            met.push((ty, 0));
                         }
+                        met[slot[ty]].1 += 1 + q.age;
                     }
                 }
-                best.expect("queue not empty").1
+                let mut best = met[0];
+                for &m in &met[1..] {
+                    if m.1 > best.1 {
+                        best = m;
+                    }
+                }
+                best.0
             }
         }
     }
