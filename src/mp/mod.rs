@@ -202,6 +202,10 @@ pub trait Algorithm: Send + std::fmt::Debug {
     fn on_passive(&mut self, rt: &mut dyn Runtime<Self::Msg>, from: Pid, msg: &Self::Msg) {
         self.on_message(rt, from, msg.clone());
     }
+    /// A passive receipt of `msg` from `from` will be applied soon: the state it touches may
+    /// be asked of the cache now ([`prefetch`]), so that a process applying hundreds of
+    /// receipts does not wait for each one's line in turn. A hint; the default gives none.
+    fn will_receive(&self, _from: Pid, _msg: &Self::Msg) {}
     /// A state variable outside the domain the algorithm claims for it (seed 003 §5.2.3's
     /// bounded sequence numbers), described; the simulator looks after every event of this
     /// process and counts each answer as a safety violation. The default claims nothing.
@@ -217,4 +221,19 @@ pub trait Algorithm: Send + std::fmt::Debug {
     /// The perfect failure detector reports that process `p` crashed (seed 003 §5.3.1). The
     /// default ignores it (an algorithm without recovery).
     fn on_crash_detected(&mut self, _rt: &mut dyn Runtime<Self::Msg>, _p: Pid) {}
+}
+
+/// Asks the cache for the line holding `x`, without waiting for it (a hint: nothing the
+/// program sees changes).
+#[inline(always)]
+pub(crate) fn prefetch<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint to the cache: it reads nothing the program sees and never
+    // faults, and `x` is a live reference besides.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }

@@ -253,7 +253,15 @@ impl TokenGme {
     }
 
     /// Enter if holding a safe token of the wanted type; then release or pass if idle.
+    /// Without a token there is nothing to do: most receipts, every passive one, end here.
+    #[inline]
     fn progress(&mut self, rt: &mut dyn Runtime<TgMsg>) {
+        if self.token.is_some() {
+            self.progress_holding(rt);
+        }
+    }
+
+    fn progress_holding(&mut self, rt: &mut dyn Runtime<TgMsg>) {
         if let Some(t) = self.token.as_ref() {
             // MT-2: for the token's type, if the request names it.
             if self.wants(t.ty) && !self.inside && self.safe(t) {
@@ -509,6 +517,13 @@ impl Algorithm for TokenGme {
                 self.progress(rt);
             }
             _ => self.on_message(rt, from, msg.clone()),
+        }
+    }
+
+    /// A2 will read request_i[from].
+    fn will_receive(&self, from: Pid, _msg: &TgMsg) {
+        if let Some(r) = self.request.get(from) {
+            crate::mp::prefetch(r);
         }
     }
 

@@ -2,6 +2,7 @@
 //! (or deferred receipts, when the receiver takes them passively), a broadcast one bundle,
 //! and entries and exits go through the core's checks.
 
+use super::casts::{B, NONE};
 use super::core::Core;
 use super::deferred::Lazy;
 use super::queue::{cast_seq, Bundle, Kind};
@@ -36,7 +37,7 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
         if self.core.deferred.lazy && from != to && self.other(to).passive(&msg) {
             let c = &mut *self.core;
             c.q.seq += 1;
-            let letter = c.deferred.new_letter(msg, from, c.q.seq, false, 1);
+            let letter = c.deferred.new_letter(msg, from, c.q.seq);
             c.deferred.defer(
                 to,
                 Lazy {
@@ -60,7 +61,8 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
     }
 
     /// A broadcast, counted already, as one [`Bundle::Cast`] of the copies delivered as
-    /// events and one letter for the receivers that take it passively: the same delays,
+    /// events and one column of a block of `casts` for the receivers that take it passively:
+    /// the same delays,
     /// sequence numbers and deferrals as one [`Ctx::schedule`] per receiver.
     fn cast(&mut self, msg: M) {
         let (me, n) = (self.me, self.core.n);
@@ -69,26 +71,47 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
         let mut dests = self.core.q.spare_dests.pop().unwrap_or_default();
         let mut times = std::mem::take(&mut self.core.cast_buf);
         self.core.cast_times(me, &mut times);
-        let lazy = self.core.deferred.lazy;
-        let mut letter = None;
-        let mut readers = 0;
-        for (i, &t) in times.iter().enumerate() {
-            let to = i + usize::from(i >= me);
-            if lazy && self.other(to).passive(&msg) {
-                let c = &mut *self.core;
-                let id = *letter
-                    .get_or_insert_with(|| c.deferred.new_letter(msg.clone(), me, base, true, 0));
-                readers += 1;
-                c.deferred.defer(to, Lazy { t, letter: id });
-            } else {
-                dests.push((t, to as u32));
+        if self.core.deferred.lazy {
+            // Every receiver's place in the block's column is written: its delivery time when
+            // it takes the copy passively, else NONE (and the copy is an event).
+            let core = &mut *self.core;
+            let col = core.deferred.casts.column(&mut core.deferred.full);
+            let table = core.deferred.casts.times(col);
+            let k = col.k();
+            let mut readers = 0;
+            for (i, &t) in times.iter().enumerate() {
+                let to = i + usize::from(i >= me);
+                let other = if to < me {
+                    &self.before[to]
+                } else {
+                    &self.after[to - me - 1]
+                };
+                if other.passive(&msg) {
+                    table[to * B + k] = t;
+                    readers += 1;
+                } else {
+                    table[to * B + k] = NONE;
+                    dests.push((t, to as u32));
+                }
+            }
+            table[me * B + k] = NONE;
+            if readers > 0 && dests.is_empty() {
+                core.deferred.casts.commit(col, msg, me, base, readers);
+                core.cast_buf = times;
+                core.q.spare_dests.push(dests);
+                return;
+            }
+            if readers > 0 {
+                core.deferred
+                    .casts
+                    .commit(col, msg.clone(), me, base, readers);
+            }
+        } else {
+            for (i, &t) in times.iter().enumerate() {
+                dests.push((t, (i + usize::from(i >= me)) as u32));
             }
         }
         let c = &mut *self.core;
-        if let Some(id) = letter {
-            // Counted once, not per copy: a counter raised 499 times in a row waits on itself.
-            c.deferred.add_readers(id, readers);
-        }
         c.cast_buf = times;
         if dests.is_empty() {
             c.q.spare_dests.push(dests);

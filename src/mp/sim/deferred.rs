@@ -1,35 +1,20 @@
 //! Passive receipts, deferred: a message its receiver takes passively (see
-//! [`Algorithm::passive`]) is not queued as an event but kept once as a [`Letter`] (for every
-//! receiver of a broadcast) and noted in the receiver's inbox; the receipt is applied just
-//! before the receiver's next other event, with the same outcome, or made an event again
-//! when the receiver stops taking it passively.
+//! [`Algorithm::passive`]) is not queued as an event but kept: a broadcast's copies in
+//! [`Casts`], a message sent alone as a [`Letter`] noted in its receiver's inbox. The receipt
+//! is applied just before the receiver's next other event, with the same outcome, or made an
+//! event again when the receiver stops taking it passively.
 
-use super::queue::{cast_seq, place, Item, Kind, Queue};
-use crate::mp::{Algorithm, Message, Observation, Pid, Runtime};
+use super::casts::Casts;
+use super::queue::{place, Item, Kind, Queue};
+use crate::mp::{prefetch, Algorithm, Message, Observation, Pid, Runtime};
 
-/// A message some receivers take passively (see [`Algorithm::passive`]), stored once for
-/// all of them: a broadcast's copies or one unicast message.
+/// A message its receiver takes passively (see [`Algorithm::passive`]), sent alone (a
+/// broadcast's copies go to [`Casts`]).
 pub(super) struct Letter<M> {
     msg: Option<M>,
     from: u32,
-    /// A broadcast's: the sequence number before its first copy's (see [`cast_seq`]); one
-    /// message's: its own.
-    base: u64,
-    cast: bool,
-    /// Receivers that have not applied it yet.
-    refs: u32,
-}
-
-impl<M> Letter<M> {
-    /// The sequence number of the copy to `to`.
-    #[inline]
-    fn seq(&self, to: Pid) -> u64 {
-        if self.cast {
-            cast_seq(self.base, self.from as Pid, to)
-        } else {
-            self.base
-        }
-    }
+    /// Its sequence number.
+    seq: u64,
 }
 
 /// A passive receipt not yet applied: delivered at time bits `t`, its message in
@@ -50,10 +35,13 @@ pub(super) struct Deferred<M> {
     /// The messages, and the empty slots.
     letters: Vec<Letter<M>>,
     free_letters: Vec<u32>,
-    /// Inboxes that reached a power of two from 1024 on during the current event.
+    /// Processes to absorb up to now after the current event: their inbox reached a power of
+    /// two from 1024 on, or their broadcasts' copies lag (see [`Casts::column`]).
     pub(super) full: Vec<Pid>,
     /// The receipts `absorb` applies, reused.
     due: Vec<Lazy>,
+    /// Broadcasts' passive copies (unicast ones go through the inboxes).
+    pub(super) casts: Casts<M>,
 }
 
 impl<M: Message> Deferred<M> {
@@ -67,29 +55,16 @@ impl<M: Message> Deferred<M> {
             free_letters: Vec::new(),
             full: Vec::new(),
             due: Vec::new(),
+            casts: Casts::new(n),
         }
     }
 
-    /// `k` more receivers of letter `id`.
-    pub(super) fn add_readers(&mut self, id: u32, k: u32) {
-        self.letters[id as usize].refs += k;
-    }
-
-    /// A letter for `refs` receivers.
-    pub(super) fn new_letter(
-        &mut self,
-        msg: M,
-        from: Pid,
-        base: u64,
-        cast: bool,
-        refs: u32,
-    ) -> u32 {
+    /// A letter for one receiver.
+    pub(super) fn new_letter(&mut self, msg: M, from: Pid, seq: u64) -> u32 {
         let letter = Letter {
             msg: Some(msg),
             from: from as u32,
-            base,
-            cast,
-            refs,
+            seq,
         };
         place(&mut self.letters, &mut self.free_letters, letter)
     }
@@ -106,29 +81,23 @@ impl<M: Message> Deferred<M> {
         }
     }
 
-    /// Whether `to`'s deferred receipt `l` was delivered before the event `key`.
+    /// Whether the deferred receipt `l` was delivered before the event `key`.
     #[inline]
-    pub(super) fn before(&self, l: Lazy, to: Pid, key: (u64, u64)) -> bool {
-        l.t < key.0 || (l.t == key.0 && self.letters[l.letter as usize].seq(to) < key.1)
+    pub(super) fn before(&self, l: Lazy, key: (u64, u64)) -> bool {
+        l.t < key.0 || (l.t == key.0 && self.letters[l.letter as usize].seq < key.1)
     }
 
-    /// `to`'s copy of a letter: its sender and message (the last copy takes the letter's).
-    pub(super) fn open(&mut self, id: u32) -> (Pid, M) {
+    /// Letter `id`'s sender, sequence number and message; the letter is let go.
+    fn open(&mut self, id: u32) -> (Pid, u64, M) {
         let letter = &mut self.letters[id as usize];
-        letter.refs -= 1;
-        let msg = if letter.refs == 0 {
-            self.free_letters.push(id);
-            letter.msg.take()
-        } else {
-            letter.msg.clone()
-        };
-        (letter.from as Pid, msg.expect("a letter with readers"))
+        self.free_letters.push(id);
+        let msg = letter.msg.take().expect("a letter not yet read");
+        (letter.from as Pid, letter.seq, msg)
     }
 
     /// A deferred receipt of `to` made an event again, at its own (time, sequence number).
     fn undefer(&mut self, q: &mut Queue<M>, to: Pid, l: Lazy) {
-        let seq = self.letters[l.letter as usize].seq(to);
-        let (from, msg) = self.open(l.letter);
+        let (from, seq, msg) = self.open(l.letter);
         q.outbox.push(Item {
             t: l.t,
             seq,
@@ -149,8 +118,22 @@ impl<M: Message> Deferred<M> {
         proc_: &mut A,
         key: (u64, u64),
     ) -> u64 {
+        let mut applied = 0;
+        if self.casts.has(p) {
+            let n = self.n;
+            applied = self
+                .casts
+                .absorb(p, proc_, key, &mut |proc_, from, msg, t| {
+                    let mut rt = Quiet {
+                        me: p,
+                        n,
+                        now: f64::from_bits(t),
+                    };
+                    proc_.on_passive(&mut rt, from, msg);
+                });
+        }
         if self.inbox[p].is_empty() {
-            return 0;
+            return applied;
         }
         let mut inbox = std::mem::take(&mut self.inbox[p]);
         // Two passes: the receipts due are picked and their letters fetched, then applied in
@@ -160,7 +143,7 @@ impl<M: Message> Deferred<M> {
         let mut i = 0;
         while i < inbox.len() {
             let l = inbox[i];
-            if self.before(l, p, key) {
+            if self.before(l, key) {
                 inbox.swap_remove(i);
                 prefetch(&self.letters[l.letter as usize]);
                 due.push(l);
@@ -176,15 +159,12 @@ impl<M: Message> Deferred<M> {
             };
             // Applied with the letter's message lent, then the letter let go.
             let letter = &mut self.letters[l.letter as usize];
-            let msg = letter.msg.as_ref().expect("a letter with readers");
+            let msg = letter.msg.as_ref().expect("a letter not yet read");
             proc_.on_passive(&mut rt, letter.from as Pid, msg);
-            letter.refs -= 1;
-            if letter.refs == 0 {
-                letter.msg = None;
-                self.free_letters.push(l.letter);
-            }
+            letter.msg = None;
+            self.free_letters.push(l.letter);
         }
-        let applied = due.len() as u64;
+        applied += due.len() as u64;
         due.clear();
         self.due = due;
         self.inbox[p] = inbox;
@@ -194,6 +174,9 @@ impl<M: Message> Deferred<M> {
     /// After an event of `p`: the deferred receipts `p` no longer takes passively become
     /// events, at their own (time, sequence number).
     pub(super) fn spill<A: Algorithm<Msg = M>>(&mut self, q: &mut Queue<M>, p: Pid, proc_: &A) {
+        if self.casts.has(p) {
+            self.casts.undefer(p, &mut q.outbox, |m| proc_.passive(m));
+        }
         if self.inbox[p].is_empty() {
             return;
         }
@@ -202,7 +185,7 @@ impl<M: Message> Deferred<M> {
         while i < inbox.len() {
             let l = inbox[i];
             let msg = self.letters[l.letter as usize].msg.as_ref();
-            if proc_.passive(msg.expect("a letter with readers")) {
+            if proc_.passive(msg.expect("a letter not yet read")) {
                 i += 1;
             } else {
                 inbox.swap_remove(i);
@@ -224,6 +207,7 @@ impl<M: Message> Deferred<M> {
         let mut applied = 0;
         for (p, proc_) in procs.iter_mut().enumerate() {
             applied += self.absorb(p, proc_, key);
+            self.casts.undefer(p, &mut q.outbox, |_| false);
             for l in std::mem::take(&mut self.inbox[p]) {
                 self.undefer(q, p, l);
             }
@@ -236,24 +220,11 @@ impl<M: Message> Deferred<M> {
     pub(super) fn due(&self, key: (u64, u64)) -> u64 {
         let mut due = 0;
         for (p, inbox) in self.inbox.iter().enumerate() {
-            due += inbox.iter().filter(|&&l| self.before(l, p, key)).count() as u64;
+            due += inbox.iter().filter(|&&l| self.before(l, key)).count() as u64;
+            due += self.casts.due(p, key);
         }
         due
     }
-}
-
-/// Asks the cache for the line holding `x`, without waiting for it.
-#[inline(always)]
-fn prefetch<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch is a hint to the cache: it reads nothing the program sees and never
-    // faults, and `x` is a live reference besides.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
 
 /// The runtime of a passive receipt applied late: it knows who and when, and does nothing.

@@ -12,6 +12,7 @@
 //! This file holds a run's loop and its result; `core` the state every handler changes,
 //! `ctx` the runtime handlers see, `hops` the causal hop counts.
 
+mod casts;
 mod core;
 mod crash;
 mod ctx;
