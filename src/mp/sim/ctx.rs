@@ -78,7 +78,6 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
             let col = core.deferred.casts.column(&mut core.deferred.full);
             let table = core.deferred.casts.times(col);
             let k = col.k();
-            let mut readers = 0;
             for (i, &t) in times.iter().enumerate() {
                 let to = i + usize::from(i >= me);
                 let other = if to < me {
@@ -88,13 +87,13 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
                 };
                 if other.passive(&msg) {
                     table[to * B + k] = t;
-                    readers += 1;
                 } else {
                     table[to * B + k] = NONE;
                     dests.push((t, to as u32));
                 }
             }
             table[me * B + k] = NONE;
+            let readers = (n - 1 - dests.len()) as u64;
             if readers > 0 && dests.is_empty() {
                 core.deferred.casts.commit(col, msg, me, base, readers);
                 core.cast_buf = times;
