@@ -179,11 +179,10 @@ impl<M: Message> Casts<M> {
                     }
                 };
                 (k0..k1.min(k0 + AHEAD)).for_each(|k| hint(proc_, k));
-                for k in k0..k1 {
+                for (k, &t) in times.iter().enumerate().take(k1).skip(k0) {
                     if k + AHEAD < k1 {
                         hint(proc_, k + AHEAD);
                     }
-                    let t = times[k];
                     if t == NONE {
                         continue;
                     }
