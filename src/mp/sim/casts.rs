@@ -139,24 +139,15 @@ impl<M: Message> Casts<M> {
         key: (u64, u64),
         apply: &mut impl FnMut(&mut A, Pid, &M, u64),
     ) -> u64 {
-        let mut applied = 0;
-        let mut pending = std::mem::take(&mut self.pending[p]);
-        let mut freed = false;
-        let (first, blocks) = (self.first, &mut self.blocks);
-        pending.retain(|&g| {
-            let (b, k) = locate(first, g);
-            let block = blocks[b].as_mut().expect("a block with copies");
-            let t = block.times[p * B + k];
-            let l = &block.letters[k];
+        let mut applied = self.take_pending(p, |l, t| {
             if !before(t, l, p, key) {
-                return true;
+                return false;
             }
             apply(proc_, l.from as Pid, &l.msg, t);
-            block.refs -= 1;
-            freed |= block.refs == 0;
-            applied += 1;
-            false
+            true
         });
+        let mut pending = std::mem::take(&mut self.pending[p]);
+        let mut freed = false;
         let mut g = self.cursor[p];
         while g < self.next {
             let (b, k0) = locate(self.first, g);
@@ -243,18 +234,12 @@ impl<M: Message> Casts<M> {
         mut keep: impl FnMut(&M) -> bool,
     ) {
         self.scan(p);
-        let mut pending = std::mem::take(&mut self.pending[p]);
-        let mut freed = false;
-        let (first, blocks) = (self.first, &mut self.blocks);
-        pending.retain(|&g| {
-            let (b, k) = locate(first, g);
-            let block = blocks[b].as_mut().expect("a block with copies");
-            let l = &block.letters[k];
+        self.take_pending(p, |l, t| {
             if keep(&l.msg) {
-                return true;
+                return false;
             }
             out.push(Item {
-                t: block.times[p * B + k],
+                t,
                 seq: cast_seq(l.base, l.from as Pid, p),
                 kind: Some(Kind::Deliver {
                     from: l.from as Pid,
@@ -263,14 +248,32 @@ impl<M: Message> Casts<M> {
                     hops: None,
                 }),
             });
+            true
+        });
+    }
+
+    /// Goes over `p`'s pending copies: those `take` takes (given the letter and the copy's
+    /// time bits) leave the list and their block's count. Returns how many it took.
+    fn take_pending(&mut self, p: Pid, mut take: impl FnMut(&Letter<M>, u64) -> bool) -> u64 {
+        let mut pending = std::mem::take(&mut self.pending[p]);
+        let (mut taken, mut freed) = (0, false);
+        let (first, blocks) = (self.first, &mut self.blocks);
+        pending.retain(|&g| {
+            let (b, k) = locate(first, g);
+            let block = blocks[b].as_mut().expect("a block with copies");
+            if !take(&block.letters[k], block.times[p * B + k]) {
+                return true;
+            }
             block.refs -= 1;
             freed |= block.refs == 0;
+            taken += 1;
             false
         });
         self.pending[p] = pending;
         if freed {
             self.free();
         }
+        taken
     }
 
     /// `p`'s copies delivered before `key`, not yet applied.
