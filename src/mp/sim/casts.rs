@@ -125,7 +125,8 @@ impl<M: Message> Casts<M> {
         self.next += 1;
     }
 
-    /// Whether `p` has copies not yet applied.
+    /// Whether `p` may have copies not yet applied (broadcasts it has not gone over, or
+    /// copies pending).
     #[inline]
     pub(super) fn has(&self, p: Pid) -> bool {
         self.cursor[p] < self.next || !self.pending[p].is_empty()
