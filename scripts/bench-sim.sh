@@ -4,10 +4,11 @@
 # adversarial sweep's time. Not a test: times on a loaded machine move; compare two binaries
 # side by side (BIN=old scripts/bench-sim.sh; BIN=new scripts/bench-sim.sh) in the same hour.
 #   scripts/bench-sim.sh [ROUNDS] [quick|full]   (default 3 rounds, quick)
-# quick: n = 100 and 200 points and RA2 at n = 500 with 30 requests (seconds), then the floors
-# (scripts/lib/sim-floors.c, when cc is there): ns per RA2 merge in the first-level caches,
-# from the last level and from memory as at n = 500, and ns per broadcast copy at n = 500, its
-# logarithm alone and with its inbox record and entry; full: also Fig. 6(f)'s n = 500 point
+# quick: n = 100 and 200 points, n = 500 with 100 requests, and RA2 at n = 500 with 30 requests
+# (seconds), then the floors (scripts/lib/sim-floors.c, when cc is there): ns per RA2 merge in
+# the first-level caches, from the last level and from memory as at n = 500, and ns per
+# broadcast copy at n = 500: its logarithm alone, with an inbox record and its entry, and kept
+# by blocks as the simulator now keeps them; full: also Fig. 6(f)'s n = 500 point
 # alone and with RA2 beside it, and the rmr sweep (minutes). BIN defaults to
 # target/release/lockbench.
 set -euo pipefail
@@ -19,6 +20,7 @@ bin=${BIN:-target/release/lockbench}
 points=(
     "token-gme n=100|--algo token-gme --n 100 --requests 500"
     "token-gme n=200|--algo token-gme --n 200 --requests 500"
+    "token-gme n=500 100 requests|--algo token-gme --n 500 --requests 100 --seed 1"
     "ra2 n=100 m=50|--algo ra2 --n 100 --m 50 --requests 500"
     "token-gme n=40 m=2 crash|--algo token-gme --n 40 --m 2 --requests 500 --crash 3@5000"
     "ra2 n=500 m=50 30 requests|--algo ra2 --n 500 --m 50 --requests 30 --seed 1"
@@ -70,6 +72,8 @@ floors() {
     for _ in $(seq "$rounds"); do "$dir/floors" copy 500 100000; done >"$dir/copies"
     med "ns per broadcast copy, its logarithm alone, n = 500" 1 <"$dir/copies"
     med "ns per broadcast copy, delivered one by one, n = 500" 2 <"$dir/copies"
+    for _ in $(seq "$rounds"); do "$dir/floors" blocks 500 100000; done |
+        med "ns per broadcast copy, kept by blocks as the simulator does, n = 500" 1
     rm -rf "$dir"
 }
 floors

@@ -15,7 +15,15 @@
  * 16-byte record (time, letter) into each receiver's inbox (as `Deferred::defer`); after each
  * broadcast two random processes read their inboxes and raise request_i[j] in their 4 KB tables
  * (as `absorb` and `on_request_msg`). Prints the ns per copy of the logarithms alone, then of
- * the whole. */
+ * the whole.
+ *
+ * sim-floors blocks N BROADCASTS: TokenGME, as the simulator now keeps copies
+ * (src/mp/sim/casts.rs): each broadcast's n - 1 delays drawn and written into a receiver-major
+ * table of 64 broadcasts a block; after each broadcast a random process absorbs with
+ * probability N / 850 (at n = 500 a waiting process applies its copies about every 850
+ * broadcasts), reading its run of each block since its cursor, raising request_i[j] for the
+ * copies due (the next block's run and the entry eight copies ahead prefetched) and keeping the
+ * others pending; a process 16 blocks behind is absorbed. Prints the ns per copy. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,6 +118,90 @@ static int copies(long n, long casts) {
     return 0;
 }
 
+#define BLK 64
+#define RING 64
+#define LAGB 16
+#define NONE 0xffffffffffffffffull
+
+struct blk { uint64_t *times; uint32_t from[BLK], num[BLK]; };
+
+static uint64_t applied;
+
+/* p's copies from its cursor to `upto` (broadcasts), those delivered before `now` applied. */
+static void absorb(struct blk *ring, uint32_t *table, long n, long p, long *cursor, long upto,
+                   long **pend, long *npend, double now) {
+    uint32_t *row = table + p * n;
+    long keep = 0;
+    for (long i = 0; i < npend[p]; i++) {
+        long g = pend[p][i];
+        struct blk *b = &ring[(g / BLK) % RING];
+        double t;
+        memcpy(&t, &b->times[p * BLK + g % BLK], 8);
+        if (t < now) {
+            if (b->num[g % BLK] > row[b->from[g % BLK]]) row[b->from[g % BLK]] = b->num[g % BLK];
+            applied++;
+        } else
+            pend[p][keep++] = g;
+    }
+    npend[p] = keep;
+    for (long g = cursor[p]; g < upto;) {
+        struct blk *b = &ring[(g / BLK) % RING], *nb = &ring[(g / BLK + 1) % RING];
+        for (int l = 0; l < BLK; l += 8) __builtin_prefetch(&nb->times[p * BLK + l]);
+        long end = (g / BLK + 1) * BLK < upto ? (g / BLK + 1) * BLK : upto;
+        for (; g < end; g++) {
+            long k = g % BLK;
+            if (k + 8 < BLK) __builtin_prefetch(&row[b->from[k + 8]]);
+            uint64_t bits = b->times[p * BLK + k];
+            if (bits == NONE) continue;
+            double t;
+            memcpy(&t, &bits, 8);
+            if (t < now) {
+                if (b->num[k] > row[b->from[k]]) row[b->from[k]] = b->num[k];
+                applied++;
+            } else
+                pend[p][npend[p]++] = g;
+        }
+    }
+    cursor[p] = upto;
+}
+
+static int blocks(long n, long casts) {
+    struct blk *ring = calloc(RING, sizeof *ring);
+    uint32_t *table = calloc(n * n, sizeof *table);
+    long *cursor = calloc(n, sizeof *cursor), *npend = calloc(n, sizeof *npend);
+    long **pend = calloc(n, sizeof *pend);
+    if (!ring || !table || !cursor || !npend || !pend) { perror("sim-floors"); return 1; }
+    for (int i = 0; i < RING; i++)
+        if (!(ring[i].times = malloc(n * BLK * sizeof(uint64_t)))) { perror("sim-floors"); return 1; }
+    for (long p = 0; p < n; p++)
+        if (!(pend[p] = malloc(RING * BLK * sizeof(long)))) { perror("sim-floors"); return 1; }
+    double now = 0, t0 = secs();
+    for (long c = 0; c < casts; c++) {
+        long from = next() % n, k = c % BLK;
+        struct blk *b = &ring[(c / BLK) % RING];
+        if (k == 0 && c / BLK >= LAGB)
+            for (long p = 0; p < n; p++)
+                if (cursor[p] < (c / BLK - LAGB) * BLK)
+                    absorb(ring, table, n, p, cursor, c, pend, npend, now);
+        now += 1.2;
+        b->from[k] = (uint32_t)from;
+        b->num[k] = (uint32_t)c + 1;
+        for (long to = 0; to < n; to++) {
+            double t = now - 10.0 * log(unit());
+            uint64_t bits;
+            memcpy(&bits, &t, 8);
+            b->times[to * BLK + k] = to == from ? NONE : bits;
+        }
+        if (next() % 850 < (uint64_t)n) {
+            long p = next() % n;
+            absorb(ring, table, n, p, cursor, c + 1, pend, npend, now);
+        }
+    }
+    double all = secs() - t0;
+    printf("%.1f %d\n", all / ((double)casts * (n - 1)) * 1e9, applied > 0);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 5 && !strcmp(argv[1], "merge")) {
         long recv = atol(argv[2]), snaps = atol(argv[3]), count = atol(argv[4]);
@@ -119,7 +211,11 @@ int main(int argc, char **argv) {
         long n = atol(argv[2]), casts = atol(argv[3]);
         if (n >= 2 && casts > 0) return copies(n, casts);
     }
-    fprintf(stderr, "usage: sim-floors merge RECEIVERS SNAPSHOTS MERGES | copy N BROADCASTS "
-                    "(positive sizes, N >= 2)\n");
+    if (argc == 4 && !strcmp(argv[1], "blocks")) {
+        long n = atol(argv[2]), casts = atol(argv[3]);
+        if (n >= 2 && n <= 850 && casts > 0) return blocks(n, casts);
+    }
+    fprintf(stderr, "usage: sim-floors merge RECEIVERS SNAPSHOTS MERGES | copy N BROADCASTS | "
+                    "blocks N BROADCASTS (positive sizes, N >= 2; blocks: N <= 850)\n");
     return 2;
 }
