@@ -62,8 +62,7 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
 
     /// A broadcast, counted already, as one [`Bundle::Cast`] of the copies delivered as
     /// events and one column of a block of `casts` for the receivers that take it passively:
-    /// the same delays,
-    /// sequence numbers and deferrals as one [`Ctx::schedule`] per receiver.
+    /// the same delays, sequence numbers and deferrals as one [`Ctx::schedule`] per receiver.
     fn cast(&mut self, msg: M) {
         let (me, n) = (self.me, self.core.n);
         let base = self.core.q.seq;
