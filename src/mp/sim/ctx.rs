@@ -93,12 +93,6 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
             }
             table[me * B + k] = NONE;
             let readers = (n - 1 - dests.len()) as u64;
-            if readers > 0 && dests.is_empty() {
-                core.deferred.casts.commit(col, msg, me, base, readers);
-                core.cast_buf = times;
-                core.q.spare_dests.push(dests);
-                return;
-            }
             if readers > 0 {
                 core.deferred
                     .casts

@@ -6,7 +6,7 @@
 
 use super::casts::Casts;
 use super::queue::{place, Item, Kind, Queue};
-use crate::mp::{prefetch, Algorithm, Message, Observation, Pid, Runtime};
+use crate::mp::{Algorithm, Message, Observation, Pid, Runtime};
 
 /// A message its receiver takes passively (see [`Algorithm::passive`]), sent alone (a
 /// broadcast's copies go to [`Casts`]).
@@ -38,8 +38,6 @@ pub(super) struct Deferred<M> {
     /// Processes to absorb up to now after the current event: their inbox reached a power of
     /// two from 1024 on, or their broadcasts' copies lag (see [`Casts::column`]).
     pub(super) full: Vec<Pid>,
-    /// The receipts `absorb` applies, reused.
-    due: Vec<Lazy>,
     /// Broadcasts' passive copies (unicast ones go through the inboxes).
     pub(super) casts: Casts<M>,
 }
@@ -54,7 +52,6 @@ impl<M: Message> Deferred<M> {
             letters: Vec::new(),
             free_letters: Vec::new(),
             full: Vec::new(),
-            due: Vec::new(),
             casts: Casts::new(n),
         }
     }
@@ -70,12 +67,11 @@ impl<M: Message> Deferred<M> {
     }
 
     /// Defers a passive receipt of `to`.
-    #[inline(always)]
     pub(super) fn defer(&mut self, to: Pid, l: Lazy) {
         let inbox = &mut self.inbox[to];
         inbox.push(l);
-        // A process that stays idle (or is done) would gather every broadcast: its inbox
-        // is applied up to now at each power of two from 1024 on.
+        // A process that stays idle (or is done) would gather every message sent to it: its
+        // inbox is applied up to now at each power of two from 1024 on.
         if inbox.len() >= 1024 && inbox.len().is_power_of_two() {
             self.full.push(to);
         }
@@ -136,37 +132,27 @@ impl<M: Message> Deferred<M> {
             return applied;
         }
         let mut inbox = std::mem::take(&mut self.inbox[p]);
-        // Two passes: the receipts due are picked and their letters fetched, then applied in
-        // the same order; the letters, scattered over the slab, arrive together rather than
-        // one cache miss after another.
-        let mut due = std::mem::take(&mut self.due);
         let mut i = 0;
         while i < inbox.len() {
             let l = inbox[i];
             if self.before(l, key) {
                 inbox.swap_remove(i);
-                prefetch(&self.letters[l.letter as usize]);
-                due.push(l);
+                let mut rt = Quiet {
+                    me: p,
+                    n: self.n,
+                    now: f64::from_bits(l.t),
+                };
+                // Applied with the letter's message lent, then the letter let go.
+                let letter = &mut self.letters[l.letter as usize];
+                let msg = letter.msg.as_ref().expect("a letter not yet read");
+                proc_.on_passive(&mut rt, letter.from as Pid, msg);
+                letter.msg = None;
+                self.free_letters.push(l.letter);
+                applied += 1;
             } else {
                 i += 1;
             }
         }
-        for &l in &due {
-            let mut rt = Quiet {
-                me: p,
-                n: self.n,
-                now: f64::from_bits(l.t),
-            };
-            // Applied with the letter's message lent, then the letter let go.
-            let letter = &mut self.letters[l.letter as usize];
-            let msg = letter.msg.as_ref().expect("a letter not yet read");
-            proc_.on_passive(&mut rt, letter.from as Pid, msg);
-            letter.msg = None;
-            self.free_letters.push(l.letter);
-        }
-        applied += due.len() as u64;
-        due.clear();
-        self.due = due;
         self.inbox[p] = inbox;
         applied
     }
