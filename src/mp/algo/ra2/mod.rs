@@ -263,7 +263,7 @@ impl Algorithm for Ra2 {
     fn on_message(&mut self, rt: &mut dyn Runtime<Ra2Msg>, from: Pid, msg: Ra2Msg) {
         match msg {
             Ra2Msg::Request(ts, f, seq, vsn) => {
-                self.vsn_sum += self.vsn.merge(&vsn);
+                self.vsn_sum += self.vsn.merge(from, &vsn);
                 self.known[from] = Some((seq, f));
                 if self.occupied == Some(f) && self.inside == Some(Role::Leader) {
                     self.invite(rt, from, seq);
@@ -274,7 +274,7 @@ impl Algorithm for Ra2 {
                 }
             }
             Ra2Msg::Reply(seq, vf) => {
-                self.vf.merge(&vf);
+                self.vf.merge(from, &vf);
                 if seq == self.seq() && self.mine.is_some() && self.inside.is_none() {
                     self.replies += 1;
                     self.try_lead(rt);

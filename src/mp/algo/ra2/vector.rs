@@ -9,6 +9,13 @@
 //! entries (the size), the receiver takes the entry-wise maximum over those entries in one
 //! pass the compiler vectorizes. The result is the pairs' merge exactly, on any links; on the
 //! wire (and in [`Changed::pairs`]) the message is the list of (index, value) pairs.
+//!
+//! A receiver that has merged every earlier message of a sender's vector (always, on FIFO
+//! links) merges the snapshot's values without their ticks: an entry not carried last
+//! changed at or before the previous send, so an earlier message carried it at the value it
+//! still has, and the receiver holds at least that value already; its maximum with the
+//! receiver's is the receiver's. Either way only the runs of entries where something is
+//! raised are written: a merge raises few.
 
 use std::sync::Arc;
 
@@ -24,6 +31,8 @@ pub struct Changed {
     snap: Arc<[u32]>,
     /// The tick of the sender's previous send of this vector to this receiver.
     since: u32,
+    /// The sender's tick at this send: the next message's `since`.
+    upto: u32,
     /// How many entries changed since: the pairs on the wire.
     len: u32,
 }
@@ -65,9 +74,12 @@ impl<'de> Deserialize<'de> for Changed {
             snap[k as usize] = snap[k as usize].max(v);
             snap[n + k as usize] = 1;
         }
+        // Its snapshot holds only the entries carried (the others are 0), so it merges the
+        // same with or without the ticks: every received message is in order.
         Ok(Changed {
             snap: snap.into(),
             since: 0,
+            upto: 0,
             len: pairs.len() as u32,
         })
     }
@@ -86,7 +98,12 @@ pub(super) struct Vector {
     sent_all: u32,
     /// The latest snapshot and the tick it was taken at.
     snap: Option<(u32, Arc<[u32]>)>,
+    /// Per sender, the `upto` of its latest message merged here after every earlier one.
+    merged_upto: Vec<u32>,
 }
+
+/// Entries a merge looks at before it writes: only runs with an entry raised are written.
+const RUN: usize = 16;
 
 impl Vector {
     pub(super) fn new(n: usize) -> Self {
@@ -97,6 +114,7 @@ impl Vector {
             sent: vec![0; n],
             sent_all: 0,
             snap: None,
+            merged_upto: vec![0; n],
         }
     }
 
@@ -139,12 +157,14 @@ impl Vector {
 
     fn changed(&mut self, since: u32) -> Changed {
         let len = self.count_since(since);
-        if len == 0 {
-            return Changed::default();
-        }
         Changed {
-            snap: self.snapshot(),
+            snap: if len == 0 {
+                Arc::default()
+            } else {
+                self.snapshot()
+            },
             since,
+            upto: self.tick,
             len,
         }
     }
@@ -163,33 +183,70 @@ impl Vector {
         c
     }
 
-    /// Entry-wise maximum with what a message carried; returns the sum of the raises. The
-    /// entries raised all take the same new tick, which orders them after every earlier
-    /// change and before every later one, all that a count since a send asks.
-    pub(super) fn merge(&mut self, c: &Changed) -> u64 {
+    /// Whether every message of this vector `from` sent before `c` has been merged here: a
+    /// chain of sends, each `since` the previous one's `upto` (a message lost or overtaken
+    /// breaks it for good, and the merges take the ticks from then on).
+    pub(super) fn in_order(&self, from: Pid, c: &Changed) -> bool {
+        c.since == self.merged_upto[from]
+    }
+
+    /// Entry-wise maximum with what a message from `from` carried; returns the sum of the
+    /// raises. The entries raised all take the same new tick, which orders them after every
+    /// earlier change and before every later one, all that a count since a send asks.
+    pub(super) fn merge(&mut self, from: Pid, c: &Changed) -> u64 {
+        let in_order = self.in_order(from, c);
+        if in_order {
+            self.merged_upto[from] = c.upto;
+        }
         if c.len == 0 {
             return 0;
         }
         let (vals, ticks) = c.snap.split_at(c.snap.len() / 2);
         let n = vals.len().min(self.val.len());
-        let (since, t) = (c.since, self.next_tick());
+        let t = self.next_tick();
         let (val, at) = (&mut self.val[..n], &mut self.changed_at[..n]);
-        let (vals, ticks) = (&vals[..n], &ticks[..n]);
-        let mut added = 0u64;
-        // Branch-free, so that it is vectorized: `d` is the raise, 0 for an entry not carried
-        // or not lower here.
-        for k in 0..n {
-            let (a, b) = (val[k], vals[k]);
-            let up = (ticks[k] > since) & (b > a);
-            let mask = 0u32.wrapping_sub(u32::from(up));
-            let d = b.wrapping_sub(a) & mask;
-            val[k] = a.wrapping_add(d);
-            at[k] = (at[k] & !mask) | (t & mask);
-            added += u64::from(d);
-        }
+        let added = if in_order {
+            raise_runs(val, at, &vals[..n], t, |_| true)
+        } else {
+            let (ticks, since) = (&ticks[..n], c.since);
+            raise_runs(val, at, &vals[..n], t, |k| ticks[k] > since)
+        };
         if added > 0 {
             self.tick = t;
         }
         added
     }
+}
+
+/// Raises `val[k]` to `vals[k]` (and stamps `at[k]` with `t`) where `vals[k]` is higher and
+/// `carried(k)`; returns the sum of the raises. Each run of [`RUN`] entries is first compared
+/// in a branch-free pass the compiler vectorizes, and written only if something in it is raised.
+#[inline(always)]
+fn raise_runs(
+    val: &mut [u32],
+    at: &mut [u32],
+    vals: &[u32],
+    t: u32,
+    carried: impl Fn(usize) -> bool,
+) -> u64 {
+    let mut added = 0u64;
+    let mut start = 0;
+    while start < val.len() {
+        let end = (start + RUN).min(val.len());
+        let mut any = false;
+        for k in start..end {
+            any |= carried(k) & (vals[k] > val[k]);
+        }
+        if any {
+            for k in start..end {
+                if carried(k) && vals[k] > val[k] {
+                    added += u64::from(vals[k] - val[k]);
+                    val[k] = vals[k];
+                    at[k] = t;
+                }
+            }
+        }
+        start = end;
+    }
+    added
 }
