@@ -202,9 +202,10 @@ pub trait Algorithm: Send + std::fmt::Debug {
     fn on_passive(&mut self, rt: &mut dyn Runtime<Self::Msg>, from: Pid, msg: &Self::Msg) {
         self.on_message(rt, from, msg.clone());
     }
-    /// A passive receipt of `msg` from `from` will be applied soon: the state it touches may
-    /// be asked of the cache now ([`prefetch`]), so that a process applying hundreds of
-    /// receipts does not wait for each one's line in turn. A hint; the default gives none.
+    /// A receipt of `msg` from `from` will be applied soon (a passive one, or the simulator's
+    /// next event): the state it touches may be asked of the cache now ([`prefetch`]), so
+    /// that a process applying hundreds of receipts does not wait for each one's line in
+    /// turn, nor the event loop for the next receiver's. A hint; the default gives none.
     fn will_receive(&self, _from: Pid, _msg: &Self::Msg) {}
     /// A state variable outside the domain the algorithm claims for it (seed 003 §5.2.3's
     /// bounded sequence numbers), described; the simulator looks after every event of this

@@ -210,6 +210,11 @@ fn event_loop<A: Algorithm>(
                 break;
             }
         }
+        // The next delivery's receiver is asked to fetch what it will touch, while the
+        // queue and the tally finish this one.
+        if let Some((from, to, msg)) = core.q.peek_delivery() {
+            procs[to].will_receive(from, msg);
+        }
     }
     if core.deferred.lazy {
         events += core.deferred.due(key);

@@ -275,6 +275,27 @@ impl<M: Clone> Queue<M> {
         Some((f64::from_bits(t), seq, kind.expect("queued event")))
     }
 
+    /// The earliest event, if it is a delivery: its sender, receiver and message.
+    pub(super) fn peek_delivery(&self) -> Option<(Pid, Pid, &M)> {
+        let top = self.heap.peek()?;
+        let item = match &self.slab[top.slot as usize] {
+            Bundle::One(item) => item,
+            Bundle::Many { items, next } => &items[*next],
+            Bundle::Cast {
+                from,
+                msg,
+                dests,
+                next,
+                ..
+            } => return Some((*from as Pid, dests[*next].1 as Pid, msg)),
+            Bundle::Free => return None,
+        };
+        match &item.kind {
+            Some(Kind::Deliver { from, to, msg, .. }) => Some((*from, *to, msg)),
+            _ => None,
+        }
+    }
+
     /// The time of the earliest event.
     pub(super) fn peek_time(&self) -> Option<f64> {
         self.heap.peek().map(|e| f64::from_bits(e.t))

@@ -260,6 +260,15 @@ impl Algorithm for Ra2 {
         self.settle(rt);
     }
 
+    fn will_receive(&self, from: Pid, msg: &Ra2Msg) {
+        crate::mp::prefetch(&self.known[from]);
+        match msg {
+            Ra2Msg::Request(.., vsn) => self.vsn.will_merge(from, vsn),
+            Ra2Msg::Reply(_, vf) => self.vf.will_merge(from, vf),
+            _ => {}
+        }
+    }
+
     fn on_message(&mut self, rt: &mut dyn Runtime<Ra2Msg>, from: Pid, msg: Ra2Msg) {
         match msg {
             Ra2Msg::Request(ts, f, seq, vsn) => {

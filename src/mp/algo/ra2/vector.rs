@@ -190,6 +190,20 @@ impl Vector {
         c.since == self.merged_upto[from]
     }
 
+    /// A merge of `c` from `from` will come soon: the first lines of what it reads are asked
+    /// of the cache (the hardware follows the runs from there).
+    pub(super) fn will_merge(&self, from: Pid, c: &Changed) {
+        crate::mp::prefetch(&self.merged_upto[from]);
+        if c.len == 0 {
+            return;
+        }
+        let half = c.snap.len() / 2;
+        for k in (0..half.min(self.val.len())).step_by(16).take(2) {
+            crate::mp::prefetch(&self.val[k]);
+            crate::mp::prefetch(&c.snap[k]);
+        }
+    }
+
     /// Entry-wise maximum with what a message from `from` carried; returns the sum of the
     /// raises. The entries raised all take the same new tick, which orders them after every
     /// earlier change and before every later one, all that a count since a send asks.
