@@ -288,7 +288,7 @@ impl<M: Clone> Queue<M> {
                 next,
                 ..
             } => return Some((*from as Pid, dests[*next].1 as Pid, msg)),
-            Bundle::Free => return None,
+            Bundle::Free => unreachable!("a queued slot is in use"),
         };
         match &item.kind {
             Some(Kind::Deliver { from, to, msg, .. }) => Some((*from, *to, msg)),
