@@ -144,7 +144,7 @@ impl Ra2 {
     }
 
     fn seq(&self) -> u64 {
-        u64::from(self.vsn.val[self.me])
+        u64::from(self.vsn.get(self.me))
     }
 
     fn enter_as_leader(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
@@ -156,7 +156,7 @@ impl Ra2 {
         // RA2-R3: invite the compatible requesters still outstanding by VF.
         for j in 0..self.known.len() {
             if let Some((seq, f)) = self.known[j] {
-                if f == forum && j != self.me && seq > u64::from(self.vf.val[j]) {
+                if f == forum && j != self.me && seq > u64::from(self.vf.get(j)) {
                     self.invite(rt, j, seq);
                 }
             }
@@ -237,7 +237,7 @@ impl Algorithm for Ra2 {
 
     fn on_request(&mut self, rt: &mut dyn Runtime<Ra2Msg>, group: Group) {
         // RA2-R1.
-        let seq = self.vsn.val[self.me] + 1;
+        let seq = self.vsn.get(self.me) + 1;
         self.vsn.raise(self.me, seq);
         self.vsn_sum += 1;
         self.mine = Some(((self.vsn_sum, self.me), group));

@@ -62,23 +62,38 @@ fn sorted(mut p: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
     p
 }
 
+/// How the merges of a [`lockstep`] run went.
+#[derive(Default)]
+struct Merges {
+    all: usize,
+    /// Merged without ticks.
+    in_order: usize,
+    /// By (receiver's values wide, snapshot's values wide).
+    widths: [[usize; 2]; 2],
+}
+
 /// `n` processes, each with a vector sent one receiver at a time and one broadcast; random
-/// raises, sends and deliveries (in order, or any message in flight when `fifo` is false).
-/// Every message, every merge's sum and every vector agree with the list of pairs. Returns
-/// how many merges there were and how many of them were in order (merged without ticks).
-fn lockstep(seed: u64, n: usize, fifo: bool) -> (usize, usize) {
+/// raises (by 0 to 2, or with `jumps` now and then past 65 535, the ticks starting near
+/// there), sends and deliveries (in order, or any message in flight when `fifo` is false). Every message, every merge's sum
+/// and every vector agree with the list of pairs.
+fn lockstep(seed: u64, n: usize, fifo: bool, jumps: bool) -> Merges {
     let mut rng = Rng::new(seed, 0);
     let mut pick = |k: usize| (rng.next_f64() * k as f64) as usize;
-    let mut new: Vec<[Vector; 2]> = (0..n).map(|_| [Vector::new(n), Vector::new(n)]).collect();
+    // With jumps, the ticks too go past 16 bits (a narrow snapshot keeps them in two halves).
+    let tick = if jumps { 65_530 } else { 0 };
+    let mut new: Vec<[Vector; 2]> = (0..n)
+        .map(|_| [Vector::starting_at(n, tick), Vector::starting_at(n, tick)])
+        .collect();
     let mut old: Vec<[Pairs; 2]> = (0..n).map(|_| [Pairs::new(n), Pairs::new(n)]).collect();
     let mut links: Vec<Vec<InFlight>> = vec![Vec::new(); n * n];
-    let (mut merges, mut in_order) = (0, 0);
+    let mut merges = Merges::default();
     for _ in 0..4000 {
         let (p, w) = (pick(n), pick(2));
         match pick(4) {
             0 => {
                 let k = pick(n);
-                let v = new[p][w].val[k] + pick(3) as u32;
+                let jump = if jumps && pick(300) == 0 { 70_000 } else { 0 };
+                let v = new[p][w].get(k) + jump + pick(3) as u32;
                 assert_eq!(new[p][w].raise(k, v), old[p][w].raise(k, v));
             }
             1 if w == 0 => {
@@ -104,25 +119,27 @@ fn lockstep(seed: u64, n: usize, fifo: bool) -> (usize, usize) {
                 let (w, c, pairs) = link.remove(i);
                 assert_eq!(sorted(c.pairs()), sorted(pairs.clone()));
                 assert_eq!(c.len(), pairs.len());
-                merges += 1;
-                in_order += usize::from(new[to][w].in_order(from, &c));
+                merges.all += 1;
+                merges.in_order += usize::from(new[to][w].in_order(from, &c));
+                merges.widths[usize::from(new[to][w].is_wide())][usize::from(c.is_wide())] += 1;
                 assert_eq!(new[to][w].merge(from, &c), old[to][w].merge(&pairs));
             }
         }
         for (a, b) in new.iter().zip(&old) {
-            assert_eq!(a[0].val, b[0].val);
-            assert_eq!(a[1].val, b[1].val);
+            assert_eq!(a[0].values(), b[0].val);
+            assert_eq!(a[1].values(), b[1].val);
         }
     }
-    (merges, in_order)
+    merges
 }
 
 #[test]
 fn dense_vectors_agree_with_lists_of_pairs_on_fifo_links() {
     for seed in 1..=4 {
-        let (merges, in_order) = lockstep(seed, 5, true);
-        assert!(merges > 100);
-        assert_eq!(in_order, merges, "on FIFO links every merge is in order");
+        let m = lockstep(seed, 5, true, false);
+        assert!(m.all > 100);
+        assert_eq!(m.in_order, m.all, "on FIFO links every merge is in order");
+        assert_eq!(m.widths[0][0], m.all, "values below 65 536 stay narrow");
     }
 }
 
@@ -131,10 +148,26 @@ fn dense_vectors_agree_with_lists_of_pairs_on_any_links() {
     // Overtaken messages break a sender's chain: later merges take the ticks.
     let (mut merges, mut in_order) = (0, 0);
     for seed in 1..=4 {
-        let (m, o) = lockstep(seed, 4, false);
-        (merges, in_order) = (merges + m, in_order + o);
+        let m = lockstep(seed, 4, false, false);
+        (merges, in_order) = (merges + m.all, in_order + m.in_order);
     }
     assert!(in_order > 0 && in_order < merges, "{in_order} of {merges}");
+}
+
+#[test]
+fn vectors_widen_past_16_bits_and_still_agree_with_lists_of_pairs() {
+    // Values jump past 65 535 now and then: vectors widen one by one, so narrow and wide
+    // receivers merge narrow and wide snapshots, in order and (on any links) not.
+    let mut widths = [[0; 2]; 2];
+    for (seed, fifo) in [(1, true), (2, true), (3, false), (4, false)] {
+        let m = lockstep(seed, 5, fifo, true);
+        for (r, row) in m.widths.iter().enumerate() {
+            for (s, count) in row.iter().enumerate() {
+                widths[r][s] += count;
+            }
+        }
+    }
+    assert!(widths.iter().flatten().all(|&c| c > 0), "{widths:?}");
 }
 
 #[test]
@@ -147,18 +180,17 @@ fn changed_entries_rebuild_the_vector_on_fifo_links() {
     let mut at = vec![vec![0u32; n]; n];
     for _ in 0..300 {
         let k = (rng.next_f64() * n as f64) as usize;
-        v.raise(k, v.val[k] + 1 + (rng.next_f64() * 3.0) as u32);
+        v.raise(k, v.get(k) + 1 + (rng.next_f64() * 3.0) as u32);
         let to = 1 + (rng.next_f64() * (n - 1) as f64) as usize;
         let c = v.for_one(to);
         assert!(c
             .pairs()
             .iter()
-            .all(|&(k, _)| at[to][k as usize] != v.val[k as usize]));
-        let mut r = Vector::new(n);
-        r.val.clone_from(&at[to]);
+            .all(|&(k, _)| at[to][k as usize] != v.get(k as usize)));
+        let mut r = Vector::with_values(&at[to]);
         r.merge(0, &c);
-        at[to].clone_from(&r.val);
-        assert_eq!(at[to], v.val, "receiver {to}");
+        at[to] = r.values();
+        assert_eq!(at[to], v.values(), "receiver {to}");
     }
     // Nothing changed since the last send: an empty message.
     let to = 1;
@@ -187,5 +219,5 @@ fn on_the_wire_a_message_is_its_pairs() {
     let mut r = Vector::new(5);
     r.merge(0, &first);
     assert_eq!(r.merge(0, &d), 2);
-    assert_eq!(r.val, v.val);
+    assert_eq!(r.values(), v.values());
 }

@@ -16,6 +16,10 @@
 //! still has, and the receiver holds at least that value already; its maximum with the
 //! receiver's is the receiver's. Either way only the runs of entries where something is
 //! raised are written: a merge raises few.
+//!
+//! Values are requests' sequence numbers, so they are kept in 16 bits each, in vectors and
+//! snapshots, until one exceeds 65 535: that vector (and a receiver of its snapshots) then
+//! widens to 32 bits for good. A merge reads half as many bytes while the values fit.
 
 use std::sync::Arc;
 
@@ -27,8 +31,8 @@ use crate::mp::Pid;
 /// whose tick is above `since`.
 #[derive(Clone, Debug, Default)]
 pub struct Changed {
-    /// The sender's vector when sent: n values, then the n ticks of their last changes.
-    snap: Arc<[u32]>,
+    /// The sender's vector when sent.
+    snap: Snap,
     /// The tick of the sender's previous send of this vector to this receiver.
     since: u32,
     /// The sender's tick at this send: the next message's `since`.
@@ -40,10 +44,10 @@ pub struct Changed {
 impl Changed {
     /// The entries carried, as (index, value) pairs, the most recently changed first.
     pub fn pairs(&self) -> Vec<(u32, u32)> {
-        let (vals, ticks) = self.snap.split_at(self.snap.len() / 2);
-        let mut out: Vec<(u32, u32, u32)> = (0..vals.len())
-            .filter(|&k| ticks[k] > self.since)
-            .map(|k| (ticks[k], k as u32, vals[k]))
+        let s = &self.snap;
+        let mut out: Vec<(u32, u32, u32)> = (0..s.n())
+            .filter(|&k| s.tick(k) > self.since)
+            .map(|k| (s.tick(k), k as u32, s.val(k)))
             .collect();
         out.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
         out.into_iter().map(|(_, k, v)| (k, v)).collect()
@@ -52,6 +56,12 @@ impl Changed {
     /// The number of entries carried.
     pub fn len(&self) -> usize {
         self.len as usize
+    }
+
+    /// Whether its snapshot's values take 32 bits each.
+    #[cfg(test)]
+    pub(super) fn is_wide(&self) -> bool {
+        matches!(self.snap, Snap::Wide(_))
     }
 }
 
@@ -69,15 +79,16 @@ impl<'de> Deserialize<'de> for Changed {
             .map(|&(k, _)| k as usize + 1)
             .max()
             .unwrap_or(0);
-        let mut snap = vec![0u32; 2 * n];
+        let mut vals = Vals::new(n);
+        let mut ticks = vec![0u32; n];
         for &(k, v) in &pairs {
-            snap[k as usize] = snap[k as usize].max(v);
-            snap[n + k as usize] = 1;
+            vals.set(k as usize, vals.get(k as usize).max(v));
+            ticks[k as usize] = 1;
         }
         // Its snapshot holds only the entries carried (the others are 0), so it merges the
         // same with or without the ticks: every received message is in order.
         Ok(Changed {
-            snap: snap.into(),
+            snap: Snap::of(&vals, &ticks),
             since: 0,
             upto: 0,
             len: pairs.len() as u32,
@@ -85,11 +96,123 @@ impl<'de> Deserialize<'de> for Changed {
     }
 }
 
+/// A vector's values: 16 bits each while every one fits, 32 from the first that does not.
+#[derive(Debug)]
+enum Vals {
+    Narrow(Vec<u16>),
+    Wide(Vec<u32>),
+}
+
+impl Vals {
+    fn new(n: usize) -> Self {
+        Vals::Narrow(vec![0; n])
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Vals::Narrow(v) => v.len(),
+            Vals::Wide(v) => v.len(),
+        }
+    }
+
+    #[inline]
+    fn get(&self, k: usize) -> u32 {
+        match self {
+            Vals::Narrow(v) => u32::from(v[k]),
+            Vals::Wide(v) => v[k],
+        }
+    }
+
+    /// Sets entry `k` to `v`, widening first if `v` does not fit.
+    fn set(&mut self, k: usize, v: u32) {
+        match self {
+            Vals::Narrow(n) => match u16::try_from(v) {
+                Ok(v) => n[k] = v,
+                Err(_) => {
+                    self.widen();
+                    self.set(k, v);
+                }
+            },
+            Vals::Wide(w) => w[k] = v,
+        }
+    }
+
+    fn widen(&mut self) {
+        if let Vals::Narrow(n) = self {
+            *self = Vals::Wide(n.iter().map(|&v| u32::from(v)).collect());
+        }
+    }
+}
+
+/// A vector as a message carries it: its values, then the ticks of their last changes.
+#[derive(Clone, Debug)]
+enum Snap {
+    /// n values, then the n ticks' low halves, then their high halves.
+    Narrow(Arc<[u16]>),
+    /// n values, then the n ticks.
+    Wide(Arc<[u32]>),
+}
+
+impl Default for Snap {
+    fn default() -> Self {
+        Snap::Narrow(Arc::default())
+    }
+}
+
+impl Snap {
+    fn of(vals: &Vals, ticks: &[u32]) -> Self {
+        match vals {
+            Vals::Narrow(v) => {
+                let mut s = Vec::with_capacity(3 * v.len());
+                s.extend_from_slice(v);
+                s.extend(ticks.iter().map(|&t| t as u16));
+                s.extend(ticks.iter().map(|&t| (t >> 16) as u16));
+                Snap::Narrow(s.into())
+            }
+            Vals::Wide(v) => {
+                let mut s = Vec::with_capacity(2 * v.len());
+                s.extend_from_slice(v);
+                s.extend_from_slice(ticks);
+                Snap::Wide(s.into())
+            }
+        }
+    }
+
+    fn n(&self) -> usize {
+        match self {
+            Snap::Narrow(s) => s.len() / 3,
+            Snap::Wide(s) => s.len() / 2,
+        }
+    }
+
+    fn val(&self, k: usize) -> u32 {
+        match self {
+            Snap::Narrow(s) => u32::from(s[k]),
+            Snap::Wide(s) => s[k],
+        }
+    }
+
+    fn tick(&self, k: usize) -> u32 {
+        match self {
+            Snap::Narrow(s) => halves(s, k + 1)(k),
+            Snap::Wide(s) => s[self.n() + k],
+        }
+    }
+}
+
+/// The ticks of the first `n` entries of the narrow snapshot `s`, from their two halves.
+#[inline(always)]
+fn halves(s: &[u16], n: usize) -> impl Fn(usize) -> u32 + '_ {
+    let m = s.len() / 3;
+    let (lo, hi) = (&s[m..m + n], &s[2 * m..2 * m + n]);
+    move |k| u32::from(lo[k]) | u32::from(hi[k]) << 16
+}
+
 /// A vector of size n sent with the changed-entries scheme, either to one receiver at a time
 /// ([`Vector::for_one`]) or to all ([`Vector::for_all`]), never both.
 #[derive(Debug)]
 pub(super) struct Vector {
-    pub(super) val: Vec<u32>,
+    val: Vals,
     changed_at: Vec<u32>,
     tick: u32,
     /// Tick of the last send to each receiver ([`Vector::for_one`]).
@@ -97,7 +220,7 @@ pub(super) struct Vector {
     /// Tick of the last broadcast ([`Vector::for_all`]).
     sent_all: u32,
     /// The latest snapshot and the tick it was taken at.
-    snap: Option<(u32, Arc<[u32]>)>,
+    snap: Option<(u32, Snap)>,
     /// Per sender, the `upto` of its latest message merged here after every earlier one.
     merged_upto: Vec<u32>,
 }
@@ -108,7 +231,7 @@ const RUN: usize = 16;
 impl Vector {
     pub(super) fn new(n: usize) -> Self {
         Vector {
-            val: vec![0; n],
+            val: Vals::new(n),
             changed_at: vec![0; n],
             tick: 0,
             sent: vec![0; n],
@@ -116,6 +239,43 @@ impl Vector {
             snap: None,
             merged_upto: vec![0; n],
         }
+    }
+
+    /// Entry `k`.
+    #[inline]
+    pub(super) fn get(&self, k: usize) -> u32 {
+        self.val.get(k)
+    }
+
+    /// Every entry.
+    #[cfg(test)]
+    pub(super) fn values(&self) -> Vec<u32> {
+        (0..self.val.len()).map(|k| self.val.get(k)).collect()
+    }
+
+    /// A vector holding `vals`, none of them changed since any send.
+    #[cfg(test)]
+    pub(super) fn with_values(vals: &[u32]) -> Self {
+        let mut v = Vector::new(vals.len());
+        for (k, &x) in vals.iter().enumerate() {
+            v.val.set(k, x);
+        }
+        v
+    }
+
+    /// A new vector whose ticks go on from `tick`, as after that many changes.
+    #[cfg(test)]
+    pub(super) fn starting_at(n: usize, tick: u32) -> Self {
+        Vector {
+            tick,
+            ..Vector::new(n)
+        }
+    }
+
+    /// Whether the values take 32 bits each.
+    #[cfg(test)]
+    pub(super) fn is_wide(&self) -> bool {
+        matches!(self.val, Vals::Wide(_))
     }
 
     fn next_tick(&self) -> u32 {
@@ -126,11 +286,11 @@ impl Vector {
 
     /// Raises entry `k` to `v`; returns whether it changed.
     pub(super) fn raise(&mut self, k: usize, v: u32) -> bool {
-        if v <= self.val[k] {
+        if v <= self.val.get(k) {
             return false;
         }
         self.tick = self.next_tick();
-        self.val[k] = v;
+        self.val.set(k, v);
         self.changed_at[k] = self.tick;
         true
     }
@@ -141,14 +301,11 @@ impl Vector {
     }
 
     /// The vector as it is now, shared with earlier messages if it has not changed since.
-    fn snapshot(&mut self) -> Arc<[u32]> {
+    fn snapshot(&mut self) -> Snap {
         match &self.snap {
             Some((t, s)) if *t == self.tick => s.clone(),
             _ => {
-                let mut v = Vec::with_capacity(2 * self.val.len());
-                v.extend_from_slice(&self.val);
-                v.extend_from_slice(&self.changed_at);
-                let s: Arc<[u32]> = v.into();
+                let s = Snap::of(&self.val, &self.changed_at);
                 self.snap = Some((self.tick, s.clone()));
                 s
             }
@@ -159,7 +316,7 @@ impl Vector {
         let len = self.count_since(since);
         Changed {
             snap: if len == 0 {
-                Arc::default()
+                Snap::default()
             } else {
                 self.snapshot()
             },
@@ -197,10 +354,19 @@ impl Vector {
         if c.len == 0 {
             return;
         }
-        let half = c.snap.len() / 2;
-        for k in (0..half.min(self.val.len())).step_by(16).take(2) {
-            crate::mp::prefetch(&self.val[k]);
-            crate::mp::prefetch(&c.snap[k]);
+        fn first_lines<T>(run: &[T]) {
+            let per_line = 64 / std::mem::size_of::<T>();
+            for k in (0..run.len()).step_by(per_line).take(2) {
+                crate::mp::prefetch(&run[k]);
+            }
+        }
+        match &self.val {
+            Vals::Narrow(v) => first_lines(v),
+            Vals::Wide(v) => first_lines(v),
+        }
+        match &c.snap {
+            Snap::Narrow(s) => first_lines(&s[..c.snap.n()]),
+            Snap::Wide(s) => first_lines(&s[..c.snap.n()]),
         }
     }
 
@@ -215,15 +381,28 @@ impl Vector {
         if c.len == 0 {
             return 0;
         }
-        let (vals, ticks) = c.snap.split_at(c.snap.len() / 2);
-        let n = vals.len().min(self.val.len());
-        let t = self.next_tick();
-        let (val, at) = (&mut self.val[..n], &mut self.changed_at[..n]);
-        let added = if in_order {
-            raise_runs(val, at, &vals[..n], t, |_| true)
-        } else {
-            let (ticks, since) = (&ticks[..n], c.since);
-            raise_runs(val, at, &vals[..n], t, |k| ticks[k] > since)
+        if let (Vals::Narrow(_), Snap::Wide(_)) = (&self.val, &c.snap) {
+            self.val.widen();
+        }
+        let n = c.snap.n().min(self.val.len());
+        let (t, since) = (self.next_tick(), c.since);
+        let at = &mut self.changed_at[..n];
+        let added = match (&mut self.val, &c.snap) {
+            (Vals::Narrow(val), Snap::Narrow(s)) => {
+                let tick = halves(s, n);
+                merge_into(&mut val[..n], at, &s[..n], t, in_order, |k| tick(k) > since)
+            }
+            (Vals::Wide(val), Snap::Narrow(s)) => {
+                let tick = halves(s, n);
+                merge_into(&mut val[..n], at, &s[..n], t, in_order, |k| tick(k) > since)
+            }
+            (Vals::Wide(val), Snap::Wide(s)) => {
+                let ticks = &s[s.len() / 2..][..n];
+                merge_into(&mut val[..n], at, &s[..n], t, in_order, |k| {
+                    ticks[k] > since
+                })
+            }
+            (Vals::Narrow(_), Snap::Wide(_)) => unreachable!("widened above"),
         };
         if added > 0 {
             self.tick = t;
@@ -232,14 +411,31 @@ impl Vector {
     }
 }
 
+/// [`raise_runs`] over every entry when the merge is in order, else over those `carried`.
+#[inline(always)]
+fn merge_into<R: Copy + Ord + Into<u64> + From<S>, S: Copy>(
+    val: &mut [R],
+    at: &mut [u32],
+    vals: &[S],
+    t: u32,
+    in_order: bool,
+    carried: impl Fn(usize) -> bool,
+) -> u64 {
+    if in_order {
+        raise_runs(val, at, vals, t, |_| true)
+    } else {
+        raise_runs(val, at, vals, t, carried)
+    }
+}
+
 /// Raises `val[k]` to `vals[k]` (and stamps `at[k]` with `t`) where `vals[k]` is higher and
 /// `carried(k)`; returns the sum of the raises. Each run of [`RUN`] entries is first compared
 /// in a branch-free pass the compiler vectorizes, and written only if something in it is raised.
 #[inline(always)]
-fn raise_runs(
-    val: &mut [u32],
+fn raise_runs<R: Copy + Ord + Into<u64> + From<S>, S: Copy>(
+    val: &mut [R],
     at: &mut [u32],
-    vals: &[u32],
+    vals: &[S],
     t: u32,
     carried: impl Fn(usize) -> bool,
 ) -> u64 {
@@ -249,13 +445,14 @@ fn raise_runs(
         let end = (start + RUN).min(val.len());
         let mut any = false;
         for k in start..end {
-            any |= carried(k) & (vals[k] > val[k]);
+            any |= carried(k) & (R::from(vals[k]) > val[k]);
         }
         if any {
             for k in start..end {
-                if carried(k) && vals[k] > val[k] {
-                    added += u64::from(vals[k] - val[k]);
-                    val[k] = vals[k];
+                let v = R::from(vals[k]);
+                if carried(k) && v > val[k] {
+                    added += v.into() - val[k].into();
+                    val[k] = v;
                     at[k] = t;
                 }
             }
