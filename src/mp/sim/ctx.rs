@@ -5,7 +5,7 @@
 use super::casts::{B, NONE};
 use super::core::Core;
 use super::deferred::Lazy;
-use super::queue::{cast_seq, Bundle, Kind};
+use super::queue::{cast_seq, sort_copies, Bundle, Kind};
 use crate::mp::{Algorithm, Message, Observation, Pid, Runtime};
 
 /// The runtime a process's handler sees; `before` and `after` are the other processes (for
@@ -109,7 +109,7 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
             c.q.spare_dests.push(dests);
             return;
         }
-        dests.sort_unstable();
+        sort_copies(&mut dests, &mut c.q.sort_buf);
         let head = (dests[0].0, cast_seq(base, me, dests[0].1 as Pid));
         c.q.queue_bundle(
             head,
