@@ -228,13 +228,20 @@ pub trait Algorithm: Send + std::fmt::Debug {
 /// program sees changes).
 #[inline(always)]
 pub(crate) fn prefetch<T>(x: &T) {
+    prefetch_at(x as *const T);
+}
+
+/// As [`prefetch`], for the line at `p`, which need not hold a value yet (the free room at a
+/// vector's end, say).
+#[inline(always)]
+pub(crate) fn prefetch_at<T>(p: *const T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch is a hint to the cache: it reads nothing the program sees and never
-    // faults, and `x` is a live reference besides.
+    // faults, whatever the address.
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>((x as *const T).cast());
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
+    let _ = p;
 }

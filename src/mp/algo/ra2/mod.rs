@@ -98,9 +98,12 @@ enum Role {
 #[derive(Debug)]
 pub struct Ra2 {
     me: Pid,
-    /// VSN: requests of each process known here; `vsn_sum` is its sum.
+    /// VSN: requests of each process known here; `vsn_sum` is its sum, and `seq` its own
+    /// entry (only RA2-R1 raises it: no one knows more of this process's requests), kept
+    /// apart so that a REPLY or an INVITE checks it without reading the vector.
     vsn: Vector,
     vsn_sum: u64,
+    seq: u64,
     /// VF: the latest request of each process known here to have been served (entered, or
     /// invited in).
     vf: Vector,
@@ -132,6 +135,7 @@ impl Ra2 {
             me,
             vsn: Vector::new(s.n),
             vsn_sum: 0,
+            seq: 0,
             vf: Vector::new(s.n),
             mine: None,
             replies: 0,
@@ -144,7 +148,8 @@ impl Ra2 {
     }
 
     fn seq(&self) -> u64 {
-        u64::from(self.vsn.get(self.me))
+        debug_assert_eq!(self.seq, u64::from(self.vsn.get(self.me)));
+        self.seq
     }
 
     fn enter_as_leader(&mut self, rt: &mut dyn Runtime<Ra2Msg>) {
@@ -239,6 +244,7 @@ impl Algorithm for Ra2 {
         // RA2-R1.
         let seq = self.vsn.get(self.me) + 1;
         self.vsn.raise(self.me, seq);
+        self.seq = u64::from(seq);
         self.vsn_sum += 1;
         self.mine = Some(((self.vsn_sum, self.me), group));
         self.replies = 0;
@@ -263,7 +269,12 @@ impl Algorithm for Ra2 {
     fn will_receive(&self, from: Pid, msg: &Ra2Msg) {
         crate::mp::prefetch(&self.known[from]);
         match msg {
-            Ra2Msg::Request(.., vsn) => self.vsn.will_merge(from, vsn),
+            Ra2Msg::Request(.., vsn) => {
+                self.vsn.will_merge(from, vsn);
+                // Where the request goes if it is deferred.
+                let end = self.deferred.as_ptr().wrapping_add(self.deferred.len());
+                crate::mp::prefetch_at(end);
+            }
             Ra2Msg::Reply(_, vf) => self.vf.will_merge(from, vf),
             _ => {}
         }

@@ -160,6 +160,7 @@ impl Default for Snap {
 }
 
 impl Snap {
+    /// Values `vals`, changed last at `ticks`, as a message carries them.
     fn of(vals: &Vals, ticks: &[u32]) -> Self {
         match vals {
             Vals::Narrow(v) => {
@@ -313,7 +314,12 @@ impl Vector {
     }
 
     fn changed(&mut self, since: u32) -> Changed {
-        let len = self.count_since(since);
+        // The latest change has the vector's tick: none since a send at that tick.
+        let len = if self.tick == since {
+            0
+        } else {
+            self.count_since(since)
+        };
         Changed {
             snap: if len == 0 {
                 Snap::default()
