@@ -65,7 +65,7 @@ floors() {
         printf "%-32s %10.1f %10.1f %10.1f  %s\n", "floor", t[m], t[1], t[NR], what }'; }
     for sizes in "4 4 ns per ra2 merge, in the first-level caches" \
         "500 1000 ns per ra2 merge, from the last-level cache" \
-        "500 10000 ns per ra2 merge, from memory, as at n = 500"; do
+        "500 20000 ns per ra2 merge, from memory, as at n = 500"; do
         read -r recv snaps what <<<"$sizes"
         for _ in $(seq "$rounds"); do "$dir/floors" merge "$recv" "$snaps" 1000000; done | med "$what" 1
     done

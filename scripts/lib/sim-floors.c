@@ -8,10 +8,11 @@
  * nearly every entry: one entry of each snapshot is above its receivers', raised at its first
  * merge). The simulator's loop compares runs of 16 and writes those with a raise; in C that
  * loop is slower than this one. Receivers and snapshots are picked at random among RECEIVERS
- * and SNAPSHOTS, each laid out as in the simulator (values, then ticks). With 4 and 4
- * everything stays in the first-level caches; with 500 and 1 000 (8 MB) each merge streams its
- * 4 KB from the last-level cache; with 500 and 10 000 (44 MB; RA2 at n = 500, 30 requests,
- * peaks at 54 MB) from memory. Prints the ns per merge.
+ * and SNAPSHOTS, each laid out as in the simulator while the values fit in 16 bits: a
+ * receiver's 16-bit values and, apart, its 32-bit ticks; a snapshot's values, then its ticks
+ * as 16-bit halves. With 4 and 4 everything stays in the first-level caches; with 500 and
+ * 1 000 (4.5 MB) each merge streams its 2 KB from the last-level cache; with 500 and 20 000
+ * (61.5 MB; RA2 at n = 500, 30 requests, peaks at 54 MB) from memory. Prints the ns per merge.
  *
  * sim-floors copy N BROADCASTS: TokenGME. Nanoseconds per copy of the work each copy of a
  * broadcast must do when copies are delivered one by one: a broadcast from a random sender
@@ -51,9 +52,9 @@ static double secs(void) {
 
 #define N 500
 
-static uint64_t merge(uint32_t *restrict val, uint32_t *restrict at, const uint32_t *restrict vals,
+static uint64_t merge(uint16_t *restrict val, uint32_t *restrict at, const uint16_t *restrict vals,
                       uint32_t t) {
-    uint32_t any = 0;
+    uint16_t any = 0;
     for (int k = 0; k < N; k++) any |= vals[k] > val[k];
     if (!any) return 0;
     uint64_t added = 0;
@@ -67,17 +68,18 @@ static uint64_t merge(uint32_t *restrict val, uint32_t *restrict at, const uint3
 }
 
 static int merges(long recv, long snaps, long count) {
-    uint32_t *r = aligned_alloc(64, (size_t)recv * 2 * N * 4);
-    uint32_t *s = aligned_alloc(64, (size_t)snaps * 2 * N * 4);
-    if (!r || !s) { perror("sim-floors"); return 1; }
-    for (long i = 0; i < recv * 2 * N; i++) r[i] = 1000 + next() % 1000;
-    for (long i = 0; i < snaps * 2 * N; i++) s[i] = next() % 1000;
-    for (long i = 0; i < snaps; i++) s[i * 2 * N + next() % N] = 1u << 30;
+    uint16_t *rv = aligned_alloc(64, (size_t)recv * N * 2);
+    uint32_t *ra = aligned_alloc(64, (size_t)recv * N * 4);
+    uint16_t *s = aligned_alloc(64, (size_t)snaps * 3 * N * 2);
+    if (!rv || !ra || !s) { perror("sim-floors"); return 1; }
+    for (long i = 0; i < recv * N; i++) rv[i] = 1000 + next() % 1000, ra[i] = next();
+    for (long i = 0; i < snaps * 3 * N; i++) s[i] = next() % 1000;
+    for (long i = 0; i < snaps; i++) s[i * 3 * N + next() % N] = 1u << 15;
     uint64_t sum = 0;
     double t0 = secs();
     for (long i = 0; i < count; i++) {
-        uint32_t *to = r + (next() % recv) * 2 * N, *from = s + (next() % snaps) * 2 * N;
-        sum += merge(to, to + N, from, (uint32_t)i);
+        long to = next() % recv;
+        sum += merge(rv + to * N, ra + to * N, s + (next() % snaps) * 3 * N, (uint32_t)i);
     }
     printf("%.1f %d\n", (secs() - t0) / count * 1e9, (int)(sum & 1));
     return 0;
