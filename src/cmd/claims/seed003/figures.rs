@@ -47,7 +47,7 @@ pub(super) fn figures(l: &Level) -> Vec<Spec> {
             move |o| quote(&o[0], fig, at, metric),
         ));
     }
-    // RA2 with its vectors at n = 500 costs about 25 s of CPU a seed at 100 requests, so
+    // RA2 with its vectors at n = 500 costs about 20 s of CPU a seed at 100 requests, so
     // only the full level runs it.
     let (id, place, claim, paper) = (
         "003/fig6f-size500",
@@ -62,7 +62,7 @@ pub(super) fn figures(l: &Level) -> Vec<Spec> {
             claim,
             paper,
             Verdict::Open(
-                "runs at the full level only (`lockbench claims`, about 50 s at n = 500): RA2 with its vectors takes about 25 s of CPU a seed there".into(),
+                "runs at the full level only (`lockbench claims`, about 45 s at n = 500): RA2 with its vectors takes about 20 s of CPU a seed there".into(),
             ),
         )
     } else {
