@@ -50,6 +50,9 @@ pub(super) fn sort_copies(copies: &mut Vec<(u64, u32)>, buf: &mut Vec<(u64, u32)
         .iter()
         .fold((u64::MAX, 0), |(lo, hi), &(t, _)| (lo.min(t), hi.max(t)));
     let span = hi - lo;
+    // Each pass writes every place of `buf`, then takes it as the list.
+    buf.clear();
+    buf.resize(copies.len(), (0, 0));
     let mut shift = 0;
     while shift < 64 && span >> shift != 0 {
         let mut at = [0usize; 256];
@@ -60,8 +63,6 @@ pub(super) fn sort_copies(copies: &mut Vec<(u64, u32)>, buf: &mut Vec<(u64, u32)
         for a in at.iter_mut() {
             (*a, sum) = (sum, sum + *a);
         }
-        buf.clear();
-        buf.resize(copies.len(), (0, 0));
         for &c in copies.iter() {
             let d = ((c.0 - lo) >> shift) as usize & 0xff;
             buf[at[d]] = c;

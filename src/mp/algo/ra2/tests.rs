@@ -74,8 +74,8 @@ struct Merges {
 
 /// `n` processes, each with a vector sent one receiver at a time and one broadcast; random
 /// raises (by 0 to 2, or with `jumps` now and then past 65 535, the ticks starting near
-/// there), sends and deliveries (in order, or any message in flight when `fifo` is false). Every message, every merge's sum
-/// and every vector agree with the list of pairs.
+/// there), sends and deliveries (in order, or any message in flight when `fifo` is false).
+/// Every message, every merge's sum and every vector agree with the list of pairs.
 fn lockstep(seed: u64, n: usize, fifo: bool, jumps: bool) -> Merges {
     let mut rng = Rng::new(seed, 0);
     let mut pick = |k: usize| (rng.next_f64() * k as f64) as usize;

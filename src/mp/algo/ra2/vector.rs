@@ -195,7 +195,7 @@ impl Snap {
 
     fn tick(&self, k: usize) -> u32 {
         match self {
-            Snap::Narrow(s) => halves(s, k + 1)(k),
+            Snap::Narrow(s) => halves(s, self.n())(k),
             Snap::Wide(s) => s[self.n() + k],
         }
     }
