@@ -5,6 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use crate::workload::ln::ln_all;
 use crate::workload::rng::Rng;
 use crate::workload::{Mix, Sampler};
 
@@ -95,6 +96,24 @@ impl Dist {
         }
     }
 
+    /// `out.len()` draws into `out`, the values `sample` would give one after another, bit
+    /// for bit; exponential draws take their logarithms together ([`ln_all`]), which is
+    /// what a broadcast's delays cost.
+    pub fn sample_into(&self, rng: &mut Rng, out: &mut [f64]) {
+        match *self {
+            Dist::Exp(m) if m != 0.0 => {
+                for x in out.iter_mut() {
+                    *x = 1.0 - rng.next_f64();
+                }
+                ln_all(out);
+                for x in out.iter_mut() {
+                    *x *= -m;
+                }
+            }
+            _ => out.iter_mut().for_each(|x| *x = self.sample(rng)),
+        }
+    }
+
     /// Seed 003's critical-section time: uniform on [0, 2·mean].
     pub fn cs_of_mean(mean: f64) -> Dist {
         Dist::Uniform(0.0, 2.0 * mean)
@@ -144,6 +163,26 @@ impl fmt::Display for Dist {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn draws_together_are_the_draws_one_by_one() {
+        for dist in ["3", "exp:0", "const:2.5", "uniform:1,4", "0.001"] {
+            let dist: Dist = dist.parse().unwrap();
+            for len in [0, 1, 5, 499] {
+                let (mut a, mut b) = (Rng::new(7, len as u64), Rng::new(7, len as u64));
+                let want: Vec<u64> = (0..len).map(|_| dist.sample(&mut a).to_bits()).collect();
+                let mut got = vec![0.0; len];
+                dist.sample_into(&mut b, &mut got);
+                let got: Vec<u64> = got.iter().map(|x| x.to_bits()).collect();
+                assert_eq!(got, want, "{dist}, {len} draws");
+                assert_eq!(
+                    a.next_u64(),
+                    b.next_u64(),
+                    "{dist}: the stream moved as far"
+                );
+            }
+        }
+    }
 
     #[test]
     fn type_sets_are_distinct_and_follow_the_mix() {

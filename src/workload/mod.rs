@@ -4,6 +4,7 @@
 
 mod delay;
 mod lines;
+pub(crate) mod ln;
 mod mix;
 pub mod rng;
 mod sampler;

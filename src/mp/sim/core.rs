@@ -41,6 +41,8 @@ pub(super) struct Core<M> {
     pub(super) deferred: Deferred<M>,
     /// A broadcast's delivery times, reused (see [`Core::cast_times`]).
     pub(super) cast_buf: Vec<u64>,
+    /// A broadcast's delays, reused (see [`Core::cast_times`]).
+    draws: Vec<f64>,
     /// (since, p) for every start of a wait, oldest first; entries whose process has since
     /// moved on are dropped when met.
     pub(super) waits: VecDeque<(f64, Pid)>,
@@ -92,6 +94,7 @@ impl<M: Message> Core<M> {
             cast: cast && n > HOPS_MAX_N,
             deferred: Deferred::new(n),
             cast_buf: Vec::with_capacity(n),
+            draws: Vec::with_capacity(n),
             waits: VecDeque::new(),
             n,
             delay: run.delay,
@@ -182,26 +185,32 @@ impl<M: Message> Core<M> {
     }
 
     /// The delivery times (as bits) of a broadcast `from` → every other process sent now, in
-    /// receiver order, into `out`: the same draws as one [`Core::delivery`] per receiver, in
-    /// one loop over the sender's random stream and row of links.
+    /// receiver order, into `out`: the same draws as one [`Core::delivery`] per receiver, drawn
+    /// together from the sender's random stream, then set after its row of links.
     pub(super) fn cast_times(&mut self, from: Pid, out: &mut Vec<u64>) {
         out.clear();
-        let (now, delay, n) = (self.now, self.delay, self.n);
-        let rng = &mut self.delay_rng[from];
+        let (now, n) = (self.now, self.n);
+        // The n − 1 delays first, their logarithms together (`Dist::sample_into`).
+        let draws = &mut self.draws;
+        draws.resize(n.saturating_sub(1), 0.0);
+        self.delay.sample_into(&mut self.delay_rng[from], draws);
+        // Receivers 0..from, then from + 1..n: the two runs of the row around the sender.
+        let (d0, d1) = draws.split_at(from.min(draws.len()));
+        out.resize(draws.len(), 0);
+        let (o0, o1) = out.split_at_mut(d0.len());
         if self.fifo {
             let row = &mut self.link_last[from * n..(from + 1) * n];
-            for (to, link) in row.iter_mut().enumerate() {
-                if to != from {
-                    let t = (now + delay.sample(rng)).max(*link);
-                    *link = t;
-                    out.push(t.to_bits());
+            let (l0, l1) = row.split_at_mut(from);
+            for (o, d, l) in [(o0, d0, l0), (o1, d1, &mut l1[1..])] {
+                for ((o, &d), l) in o.iter_mut().zip(d).zip(l.iter_mut()) {
+                    let t = (now + d).max(*l);
+                    *l = t;
+                    *o = t.to_bits();
                 }
             }
         } else {
-            for to in 0..n {
-                if to != from {
-                    out.push((now + delay.sample(rng)).to_bits());
-                }
+            for (o, &d) in out.iter_mut().zip(draws.iter()) {
+                *o = (now + d).to_bits();
             }
         }
     }
