@@ -188,7 +188,6 @@ impl<M: Message> Core<M> {
     /// receiver order, into `out`: the same draws as one [`Core::delivery`] per receiver, drawn
     /// together from the sender's random stream, then set after its row of links.
     pub(super) fn cast_times(&mut self, from: Pid, out: &mut Vec<u64>) {
-        out.clear();
         let (now, n) = (self.now, self.n);
         // The n − 1 delays first, their logarithms together (`Dist::sample_into`).
         let draws = &mut self.draws;
@@ -196,6 +195,8 @@ impl<M: Message> Core<M> {
         self.delay.sample_into(&mut self.delay_rng[from], draws);
         // Receivers 0..from, then from + 1..n: the two runs of the row around the sender.
         let (d0, d1) = draws.split_at(from.min(draws.len()));
+        // Every place is written below, so a buffer kept from the last broadcast (of the same
+        // length) is not cleared first.
         out.resize(draws.len(), 0);
         let (o0, o1) = out.split_at_mut(d0.len());
         if self.fifo {
