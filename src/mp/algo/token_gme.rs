@@ -506,6 +506,7 @@ impl Algorithm for TokenGme {
 
     /// A passive REQUEST or RELEASE without copying it: the instance-0 path of
     /// [`Algorithm::on_message`] (no recovery under way), else that handler on a copy.
+    #[inline]
     fn on_passive(&mut self, rt: &mut dyn Runtime<TgMsg>, from: Pid, msg: &TgMsg) {
         match *msg {
             TgMsg::Request(num, ty) if self.ft.is_none() => {

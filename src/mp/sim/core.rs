@@ -187,6 +187,7 @@ impl<M: Message> Core<M> {
     /// The delivery times (as bits) of a broadcast `from` → every other process sent now, in
     /// receiver order, into `out`: the same draws as one [`Core::delivery`] per receiver, drawn
     /// together from the sender's random stream, then set after its row of links.
+    #[inline]
     pub(super) fn cast_times(&mut self, from: Pid, out: &mut Vec<u64>) {
         let (now, n) = (self.now, self.n);
         // The n − 1 delays first, their logarithms together (`Dist::sample_into`).

@@ -236,6 +236,7 @@ impl<M: Clone> Queue<M> {
     }
 
     /// The earliest event: its time, sequence number and payload.
+    #[inline]
     pub(super) fn pop(&mut self) -> Option<(f64, u64, Kind<M>)> {
         let mut top = self.heap.peek_mut()?;
         let (t, seq, slot) = (top.t, top.seq, top.slot as usize);
@@ -318,6 +319,7 @@ impl<M: Clone> Queue<M> {
     }
 
     /// The earliest event, if it is a delivery: its sender, receiver and message.
+    #[inline]
     pub(super) fn peek_delivery(&self) -> Option<(Pid, Pid, &M)> {
         let top = self.heap.peek()?;
         let item = match &self.slab[top.slot as usize] {
