@@ -173,6 +173,8 @@ pub(super) struct Queue<M> {
     pub(super) spare_dests: Vec<Vec<(u64, u32)>>,
     /// The other half of [`sort_copies`]'s passes.
     pub(super) sort_buf: Vec<(u64, u32)>,
+    /// The outbox's (time bits, sequence number, index), sorted by [`Queue::sorted_outbox`].
+    outbox_keys: Vec<(u64, u64, u32)>,
 }
 
 impl<M: Clone> Queue<M> {
@@ -188,6 +190,7 @@ impl<M: Clone> Queue<M> {
             spare_small: Vec::new(),
             spare_dests: Vec::new(),
             sort_buf: Vec::new(),
+            outbox_keys: Vec::new(),
         }
     }
 
@@ -207,6 +210,30 @@ impl<M: Clone> Queue<M> {
         self.heap.push(Ev { t, seq, slot });
     }
 
+    /// The outbox's events in (time, sequence number) order, in a spare vector; the outbox is
+    /// left empty. Their keys are sorted, not the events (a delivery is several times the
+    /// size of its key), and each event is then moved once. (The outbox is not in sequence
+    /// order: receipts deferred earlier are put back in it with their own numbers.)
+    fn sorted_outbox(&mut self) -> Vec<Item<M>> {
+        let keys = &mut self.outbox_keys;
+        keys.clear();
+        keys.extend(
+            self.outbox
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.t, e.seq, i as u32)),
+        );
+        keys.sort_unstable();
+        let mut items = self.spare.pop().unwrap_or_default();
+        items.extend(keys.iter().map(|&(t, seq, i)| Item {
+            t,
+            seq,
+            kind: self.outbox[i as usize].kind.take(),
+        }));
+        self.outbox.clear();
+        items
+    }
+
     /// Queues what the last handler scheduled as one bundle.
     pub(super) fn flush(&mut self) {
         match self.outbox.len() {
@@ -216,19 +243,17 @@ impl<M: Clone> Queue<M> {
                 self.queue_bundle((item.t, item.seq), Bundle::One(item));
             }
             len => {
-                let mut items = if len <= SMALL_BUNDLE {
+                let items = if len <= SMALL_BUNDLE {
                     let mut items = self
                         .spare_small
                         .pop()
                         .unwrap_or_else(|| Vec::with_capacity(SMALL_BUNDLE));
                     items.append(&mut self.outbox);
+                    items.sort_unstable_by_key(|i| (i.t, i.seq));
                     items
                 } else {
-                    let mut items = self.spare.pop().unwrap_or_default();
-                    std::mem::swap(&mut items, &mut self.outbox);
-                    items
+                    self.sorted_outbox()
                 };
-                items.sort_unstable_by_key(|i| (i.t, i.seq));
                 let head = (items[0].t, items[0].seq);
                 self.queue_bundle(head, Bundle::Many { items, next: 0 });
             }
