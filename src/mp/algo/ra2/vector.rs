@@ -224,7 +224,15 @@ pub(super) struct Vector {
     snap: Option<(u32, Snap)>,
     /// Per sender, the `upto` of its latest message merged here after every earlier one.
     merged_upto: Vec<u32>,
+    /// Counts of entries changed since a tick, `(since, count)`, taken while the vector
+    /// stays at `counted_at`: while it does not change, its messages to different receivers
+    /// count since the few ticks it was sent at (see [`Vector::count_since`]).
+    counts: Vec<(u32, u32)>,
+    counted_at: u32,
 }
+
+/// How many counts [`Vector::count_since`] keeps.
+const COUNTS: usize = 8;
 
 /// Entries a merge looks at before it writes: only runs with an entry raised are written.
 const RUN: usize = 16;
@@ -239,6 +247,8 @@ impl Vector {
             sent_all: 0,
             snap: None,
             merged_upto: vec![0; n],
+            counts: Vec::with_capacity(COUNTS),
+            counted_at: 0,
         }
     }
 
@@ -296,9 +306,25 @@ impl Vector {
         true
     }
 
-    /// The number of entries changed after tick `since`.
-    fn count_since(&self, since: u32) -> u32 {
-        self.changed_at.iter().map(|&t| u32::from(t > since)).sum()
+    /// The number of entries changed after tick `since`. A vector sent to one receiver at a
+    /// time is sent at the ticks it stood at, and stands still for long (VF changes only
+    /// while its process requests), so its messages to different receivers count since the
+    /// same few ticks: the counts at the vector's current tick are kept, and a count kept is
+    /// not taken again over every entry.
+    fn count_since(&mut self, since: u32) -> u32 {
+        if self.counted_at != self.tick {
+            self.counted_at = self.tick;
+            self.counts.clear();
+        }
+        if let Some(&(_, c)) = self.counts.iter().find(|&&(s, _)| s == since) {
+            return c;
+        }
+        let c = self.changed_at.iter().map(|&t| u32::from(t > since)).sum();
+        if self.counts.len() == COUNTS {
+            self.counts.remove(0);
+        }
+        self.counts.push((since, c));
+        c
     }
 
     /// The vector as it is now, shared with earlier messages if it has not changed since.
