@@ -192,10 +192,14 @@ pub trait Algorithm: Send + std::fmt::Debug {
     /// The simulator may then apply such a receipt late, just before the process's next
     /// other event, with the same outcome (see `sim`). The default, false, delivers every
     /// message as an event of its own; a wrong true is caught when its handler uses the
-    /// runtime.
+    /// runtime. An algorithm that overrides it sets [`Algorithm::PASSIVE`].
     fn passive(&self, _msg: &Self::Msg) -> bool {
         false
     }
+    /// Whether [`Algorithm::passive`] may ever answer true. The simulator keeps no deferred
+    /// receipts for an algorithm that says false (default), and spends nothing per event
+    /// looking for them; debug builds check that `passive` keeps to it.
+    const PASSIVE: bool = false;
     /// A passive receipt applied late by the simulator, the message lent rather than given
     /// (one message serves every receiver of a broadcast): the same effect as
     /// [`Algorithm::on_message`] with a copy of `msg`, which the default makes.

@@ -494,6 +494,7 @@ impl Algorithm for TokenGme {
     /// (order-free too: the count of the highest session seen, or of the current one
     /// added to), and `progress` returns at once; neither gives or takes a token, which is
     /// all this answer depends on.
+    const PASSIVE: bool = true;
     fn passive(&self, msg: &TgMsg) -> bool {
         // TGB-6: none in the bounded variant.
         self.bounded.is_none()

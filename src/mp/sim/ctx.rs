@@ -33,6 +33,10 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
     #[inline]
     fn schedule(&mut self, to: Pid, msg: M) {
         let from = self.me;
+        debug_assert!(
+            A::PASSIVE || from == to || !self.other(to).passive(&msg),
+            "Algorithm::passive answered true where Algorithm::PASSIVE is false"
+        );
         let t = self.core.delivery(from, to);
         if self.core.deferred.lazy && from != to && self.other(to).passive(&msg) {
             let c = &mut *self.core;
@@ -142,6 +146,10 @@ impl<M: Message, A: Algorithm<Msg = M>> Runtime<M> for Ctx<'_, M, A> {
         let (me, n) = (self.me, self.core.n);
         self.core.tally.broadcast(me, n, &msg);
         if self.core.cast && n > 1 {
+            debug_assert!(
+                A::PASSIVE || (0..n).all(|to| to == me || !self.other(to).passive(&msg)),
+                "Algorithm::passive answered true where Algorithm::PASSIVE is false"
+            );
             self.cast(msg);
             return;
         }

@@ -117,9 +117,10 @@ fn run_inner<A: Algorithm>(
     core.set_types_per_request(types);
     core.schedule_crashes(crashes);
     start(&mut core, &procs);
-    // Deferred receipts (see below) where hops are not tracked, nothing is traced and
-    // nobody crashes (a crashed process takes nothing, passively or not).
-    core.deferred.lazy = defer && !cfg.trace && !core.hops.on && crashes.is_empty();
+    // Deferred receipts (see below) for an algorithm that takes some passively, where hops
+    // are not tracked, nothing is traced and nobody crashes (a crashed process takes
+    // nothing, passively or not).
+    core.deferred.lazy = A::PASSIVE && defer && !cfg.trace && !core.hops.on && crashes.is_empty();
     core.entry_log = log.is_some().then(Vec::new);
     let (events, liveness) = event_loop(&mut core, &mut procs, cfg.run.watchdog);
     if let Some(log) = log {
@@ -526,11 +527,12 @@ mod tests {
         assert!(fired > 0, "no run exercised the watchdog");
     }
 
-    /// Claims every receipt passive, but answers a REQUEST.
+    /// Claims every receipt passive, but answers a REQUEST; `DECLARED`: whether it says so in
+    /// [`Algorithm::PASSIVE`].
     #[derive(Debug)]
-    struct Liar;
+    struct Liar<const DECLARED: bool>;
 
-    impl Algorithm for Liar {
+    impl<const DECLARED: bool> Algorithm for Liar<DECLARED> {
         type Msg = Ra1Msg;
         fn on_request(&mut self, rt: &mut dyn Runtime<Ra1Msg>, _g: Group) {
             for j in 0..rt.n() {
@@ -548,14 +550,26 @@ mod tests {
         fn passive(&self, _msg: &Ra1Msg) -> bool {
             true
         }
+        const PASSIVE: bool = DECLARED;
+    }
+
+    /// A run of [`Liar`]s, which panics.
+    fn run_liars<const DECLARED: bool>() {
+        let mut c = token_gme_cfg(1, true, Dist::Exp(1.0), 1e9);
+        c.run.problem = Problem::Mutex;
+        run(&c, |_, _| Liar::<DECLARED>);
     }
 
     #[test]
     #[should_panic(expected = "Algorithm::passive is wrong")]
     fn a_false_passive_claim_is_caught() {
-        let mut c = token_gme_cfg(1, true, Dist::Exp(1.0), 1e9);
-        c.run.problem = Problem::Mutex;
-        run(&c, |_, _| Liar);
+        run_liars::<true>();
+    }
+
+    #[test]
+    #[should_panic(expected = "Algorithm::PASSIVE is false")]
+    fn a_passive_answer_not_declared_is_caught() {
+        run_liars::<false>();
     }
 
     #[test]
