@@ -488,13 +488,14 @@ impl TokenGme {
 impl Algorithm for TokenGme {
     type Msg = TgMsg;
 
+    const PASSIVE: bool = true;
+
     /// **TG-10 (passive receipts)**: a process holding no token takes REQUEST and RELEASE
     /// passively. Without a token, A2 only raises request_i[j] to the higher request number
     /// (a maximum: order-free), A5 only keeps the highest session with its count of releases
     /// (order-free too: the count of the highest session seen, or of the current one
     /// added to), and `progress` returns at once; neither gives or takes a token, which is
     /// all this answer depends on.
-    const PASSIVE: bool = true;
     fn passive(&self, msg: &TgMsg) -> bool {
         // TGB-6: none in the bounded variant.
         self.bounded.is_none()
