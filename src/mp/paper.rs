@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::algo::{self, Setup};
+use super::algo::{self, AlgoInfo, Setup};
 use super::metrics::MpResult;
 use super::run_config::RunConfig;
 use super::sim::{self, SimConfig};
@@ -447,13 +447,32 @@ pub fn run_suite(suite: &Suite, seeds: usize, quick: bool) -> anyhow::Result<Vec
     Ok(out)
 }
 
-/// A point's results and what it cost.
+/// A point's results and what its own runs cost.
 struct Point {
     results: Vec<PointResult>,
+    /// From the first of its own runs' start to the last one's end.
     wall_seconds: f64,
+    /// The sum of its own runs' times.
     run_seconds: f64,
-    /// Events the point's runs ran.
+    /// Events its own runs ran.
     events: u64,
+    /// Its runs that an earlier point ran (the same algorithm, parameters and seed).
+    shared: usize,
+    /// All its runs.
+    runs: usize,
+}
+
+/// What decides a run of a suite: [`config`] is a function of these alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Params<'a> {
+    algo: &'a str,
+    n: usize,
+    m: usize,
+    ncs: f64,
+    cs: f64,
+    cd: f64,
+    hot: [f64; 2],
+    seed: u64,
 }
 
 fn each_point(
@@ -476,24 +495,40 @@ fn each_point(
             seeds
         };
     }
-    // Every run of every point in one list, run in parallel (points too, so that no core
-    // idles at a point's last long run); each point is summed up, in order, once its runs
-    // are done.
-    let mut runs = Vec::new();
+    // Every distinct run of every point in one list, run in parallel (points too, so that
+    // no core idles at a point's last long run); each point is summed up, in order, once
+    // its runs are done. A run is deterministic and decided by its parameters, so a run
+    // that several points share (every figure of Fig. 6 holds the base point) runs once.
+    let mut runs: Vec<(Params, &'static AlgoInfo, SimConfig)> = Vec::new();
     let mut points = Vec::new();
     for fig in &s.figure {
         for &v in &fig.values {
-            let first = runs.len();
-            for (i, name) in fig.compare.iter().enumerate() {
+            let mut of_point = Vec::new();
+            for (side, name) in fig.compare.iter().enumerate() {
                 let info = algo::info(name).expect("checked");
                 for seed in 0..s.seeds {
-                    runs.push((i, info, config(&s, fig, v, name, 1 + seed as u64)));
+                    let p = params(&s, fig, v, name, 1 + seed as u64);
+                    let k = match runs.iter().position(|r| r.0 == p) {
+                        Some(k) => k,
+                        None => {
+                            runs.push((p, info, config(&s, &p)));
+                            runs.len() - 1
+                        }
+                    };
+                    of_point.push((side, k));
                 }
             }
-            points.push((fig, v, first..runs.len()));
+            points.push((fig, v, of_point));
         }
     }
-    let mut done: Vec<(MpResult, Instant, Instant)> = Vec::new();
+    // A point's own runs are those no earlier point has.
+    let mut first_use = vec![usize::MAX; runs.len()];
+    for (i, (.., of_point)) in points.iter().enumerate() {
+        for &(_, k) in of_point {
+            first_use[k] = first_use[k].min(i);
+        }
+    }
+    let mut done: Vec<(MpResult, Instant, Instant)> = Vec::with_capacity(runs.len());
     let mut at = 0;
     crate::runner::parallel::in_order(
         &runs,
@@ -503,18 +538,19 @@ fn each_point(
             let r = crate::with_algo!(info, |make| sim::run(cfg, make));
             (r, started, Instant::now())
         },
-        |i, r| {
+        |_, r| {
             done.push(r);
-            let (fig, v, ref range) = points[at];
-            if i + 1 < range.end {
-                return Ok(());
+            // Runs are numbered in the order points first use them: each point whose
+            // runs are all done is summed up.
+            while let Some((fig, v, of_point)) = points.get(at) {
+                if of_point.iter().any(|&(_, k)| k >= done.len()) {
+                    break;
+                }
+                let p = point(fig, *v, s.requests, of_point, &done, |k| first_use[k] == at);
+                at += 1;
+                sink(fig, p)?;
             }
-            at += 1;
-            let sides: Vec<usize> = runs[range.clone()].iter().map(|r| r.0).collect();
-            sink(
-                fig,
-                point(fig, v, s.requests, &sides, &std::mem::take(&mut done)),
-            )
+            Ok(())
         },
     )
 }
@@ -591,15 +627,26 @@ fn point_line(p: &Point) -> String {
             quotes.push(format!("{} {v} {verdict}", r.metric.short()));
         }
     }
-    // Events per second of the runs' own time (whatever the jobs).
-    s.push_str(&format!(
-        "  {:>6.1}  {:>6.1}  {:>5.1}",
-        p.wall_seconds,
-        p.run_seconds,
-        p.events as f64 / p.run_seconds.max(1e-9) / 1e6
-    ));
+    // The point's own runs' times, and their events per second of those runs' own time
+    // (whatever the jobs); none when an earlier point ran all of its runs.
+    if p.shared == p.runs {
+        s.push_str(&format!("  {:>6}  {:>6}  {:>5}", "-", "-", "-"));
+    } else {
+        s.push_str(&format!(
+            "  {:>6.1}  {:>6.1}  {:>5.1}",
+            p.wall_seconds,
+            p.run_seconds,
+            p.events as f64 / p.run_seconds.max(1e-9) / 1e6
+        ));
+    }
     if !quotes.is_empty() {
         s.push_str(&format!("  paper: {}", quotes.join(", ")));
+    }
+    if p.shared > 0 {
+        s.push_str(&format!(
+            "  ({} of its {} runs ran for an earlier point)",
+            p.shared, p.runs
+        ));
     }
     if first.failures > 0 {
         s.push_str("  FAILURES");
@@ -608,31 +655,44 @@ fn point_line(p: &Point) -> String {
     s
 }
 
-/// The run configuration of one algorithm at one point and seed.
-fn config(suite: &Suite, fig: &Figure, v: f64, name: &str, seed: u64) -> SimConfig {
+/// The parameters of one algorithm's run at one point and seed.
+fn params<'a>(suite: &Suite, fig: &Figure, v: f64, algo: &'a str, seed: u64) -> Params<'a> {
     let b = &suite.base;
-    let mut n = fig.n.unwrap_or(b.n);
-    let (mut m, mut ncs, mut cs, mut cd, mut hot) = (b.m, b.ncs, b.cs, b.cd, b.hot);
+    let mut p = Params {
+        algo,
+        n: fig.n.unwrap_or(b.n),
+        m: b.m,
+        ncs: b.ncs,
+        cs: b.cs,
+        cd: b.cd,
+        hot: b.hot,
+        seed,
+    };
     match fig.vary.as_str() {
-        "m" => m = v as usize,
-        "n" => n = v as usize,
-        "ncs" => ncs = v,
-        "cs" => cs = v,
-        "cd" => cd = v,
-        _ => hot = [v, 100.0 - v],
+        "m" => p.m = v as usize,
+        "n" => p.n = v as usize,
+        "ncs" => p.ncs = v,
+        "cs" => p.cs = v,
+        "cd" => p.cd = v,
+        _ => p.hot = [v, 100.0 - v],
     }
-    let mix = format!("hot:{m}:{},{}", hot[0], hot[1])
+    p
+}
+
+/// The run configuration of [`params`].
+fn config(suite: &Suite, p: &Params) -> SimConfig {
+    let mix = format!("hot:{}:{},{}", p.m, p.hot[0], p.hot[1])
         .parse()
         .expect("a hot mix from numbers");
     let run = RunConfig {
-        algo: name.to_string(),
-        problem: algo::info(name).expect("checked").problem,
-        setup: Setup::complete(n, m),
+        algo: p.algo.to_string(),
+        problem: algo::info(p.algo).expect("checked").problem,
+        setup: Setup::complete(p.n, p.m),
         requests: suite.requests,
-        seed,
-        ncs: Dist::Exp(ncs),
-        cs: Dist::cs_of_mean(cs),
-        delay: Dist::Exp(cd),
+        seed: p.seed,
+        ncs: Dist::Exp(p.ncs),
+        cs: Dist::cs_of_mean(p.cs),
+        delay: Dist::Exp(p.cd),
         mix,
         watchdog: 1e9,
     };
@@ -644,26 +704,28 @@ fn config(suite: &Suite, fig: &Figure, v: f64, name: &str, seed: u64) -> SimConf
     }
 }
 
-/// A point summed up from its runs: each run's side (0: the ratio's numerator, 1: its
-/// denominator) and its result with when it started and ended.
+/// A point summed up from its runs: each one's side (0: the ratio's numerator, 1: its
+/// denominator) and index in `done` (its result, with when it started and ended), `own`
+/// telling the runs no earlier point had.
 fn point(
     fig: &Figure,
     v: f64,
     requests: u64,
-    sides: &[usize],
+    of_point: &[(usize, usize)],
     done: &[(MpResult, Instant, Instant)],
+    own: impl Fn(usize) -> bool,
 ) -> Point {
-    let results: Vec<&MpResult> = done.iter().map(|(r, ..)| r).collect();
+    let results: Vec<&MpResult> = of_point.iter().map(|&(_, k)| &done[k].0).collect();
     let n = results[0].n;
     let failures = results
         .iter()
         .map(|r| r.safety_violations + u64::from(r.liveness_failure.is_some()))
         .sum();
     let side = |i: usize, m: Metric| -> Vec<f64> {
-        sides
+        of_point
             .iter()
             .zip(&results)
-            .filter(|(j, _)| **j == i)
+            .filter(|((j, _), _)| *j == i)
             .map(|(_, r)| m.of(r))
             .collect()
     };
@@ -691,13 +753,23 @@ fn point(
             }
         })
         .collect();
-    let first = done.iter().map(|d| d.1).min().expect("a point has runs");
-    let last = done.iter().map(|d| d.2).max().expect("a point has runs");
+    let mine: Vec<&(MpResult, Instant, Instant)> = of_point
+        .iter()
+        .filter(|&&(_, k)| own(k))
+        .map(|&(_, k)| &done[k])
+        .collect();
+    let first = mine.iter().map(|d| d.1).min();
+    let last = mine.iter().map(|d| d.2).max();
     Point {
         results: results_of,
-        wall_seconds: last.duration_since(first).as_secs_f64(),
-        run_seconds: results.iter().map(|r| r.wall_seconds).sum(),
-        events: results.iter().map(|r| r.events).sum(),
+        wall_seconds: match (first, last) {
+            (Some(a), Some(b)) => b.duration_since(a).as_secs_f64(),
+            _ => 0.0,
+        },
+        run_seconds: mine.iter().map(|d| d.0.wall_seconds).sum(),
+        events: mine.iter().map(|d| d.0.events).sum(),
+        shared: of_point.len() - mine.len(),
+        runs: of_point.len(),
     }
 }
 
@@ -816,6 +888,50 @@ quote = [{ at = 3, metric = "message_size", value = 2.22 }]
         for jobs in [0, 2, 5] {
             assert_eq!(with(jobs), one, "jobs {jobs}");
         }
+    }
+
+    #[test]
+    fn a_run_points_share_runs_once_and_gives_each_the_same_results() {
+        // Fig. 6a at m = 3 is the base point, and so is Fig. 6f at n = 4: the same runs.
+        let mut suite = tiny();
+        suite.figure[0].values = vec![4.0, 5.0];
+        suite.figure[0].quote.clear();
+        let mut f = suite.figure[0].clone();
+        f.name = "6a".into();
+        f.vary = "m".into();
+        f.values = vec![3.0, 2.0];
+        f.quote.clear();
+        suite.figure.push(f.clone());
+        let mut alone = tiny();
+        alone.figure = vec![f];
+        let points = |s: &Suite| {
+            let mut out = Vec::new();
+            each_point(s, 0, false, 2, |fig, p| {
+                let json = serde_json::to_string(&p.results).unwrap();
+                out.push((fig.name.clone(), p.results[0].value, p.shared, p.runs, json));
+                Ok(())
+            })
+            .unwrap();
+            out
+        };
+        let both = points(&suite);
+        let shares: Vec<(&str, f64, usize, usize)> = both
+            .iter()
+            .map(|(f, v, shared, runs, _)| (f.as_str(), *v, *shared, *runs))
+            .collect();
+        assert_eq!(
+            shares,
+            [
+                ("6f", 4.0, 0, 6),
+                ("6f", 5.0, 0, 6),
+                ("6a", 3.0, 6, 6),
+                ("6a", 2.0, 0, 6)
+            ]
+        );
+        let one = points(&alone);
+        assert!(one.iter().all(|p| p.2 == 0));
+        assert_eq!(both[2].4, one[0].4, "the shared point");
+        assert_eq!(both[3].4, one[1].4);
     }
 
     #[test]
