@@ -207,9 +207,10 @@ pub trait Algorithm: Send + std::fmt::Debug {
         self.on_message(rt, from, msg.clone());
     }
     /// A receipt of `msg` from `from` will be applied soon (a passive one, or the simulator's
-    /// next event): the state it touches may be asked of the cache now ([`prefetch`]), so
-    /// that a process applying hundreds of receipts does not wait for each one's line in
-    /// turn, nor the event loop for the next receiver's. A hint; the default gives none.
+    /// event after the one it is about to run): the state it touches may be asked of the
+    /// cache now ([`prefetch`]), so that a process applying hundreds of receipts does not
+    /// wait for each one's line in turn, nor the event loop for the next receiver's. A hint;
+    /// the default gives none.
     fn will_receive(&self, _from: Pid, _msg: &Self::Msg) {}
     /// A state variable outside the domain the algorithm claims for it (seed 003 §5.2.3's
     /// bounded sequence numbers), described; the simulator looks after every event of this

@@ -177,6 +177,12 @@ fn event_loop<A: Algorithm>(
             // Crash-stop: lost.
             continue;
         }
+        // The event after this one is most likely the queue's next now (this handler's
+        // events seldom come before it): its receiver is asked to fetch what it will touch
+        // while this handler runs.
+        if let Some((from, to, msg)) = core.q.peek_delivery() {
+            procs[to].will_receive(from, msg);
+        }
         if core.deferred.lazy {
             events += core.deferred.absorb(p, &mut procs[p], key);
         }
@@ -210,11 +216,6 @@ fn event_loop<A: Algorithm>(
                 liveness = Some(msg);
                 break;
             }
-        }
-        // The next delivery's receiver is asked to fetch what it will touch, while the
-        // queue and the tally finish this one.
-        if let Some((from, to, msg)) = core.q.peek_delivery() {
-            procs[to].will_receive(from, msg);
         }
     }
     if core.deferred.lazy {
