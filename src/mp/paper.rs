@@ -753,11 +753,15 @@ fn point(
             }
         })
         .collect();
-    let mine: Vec<&(MpResult, Instant, Instant)> = of_point
+    // Its own runs, each once (a figure may compare an algorithm with itself).
+    let mut own_runs: Vec<usize> = of_point
         .iter()
-        .filter(|&&(_, k)| own(k))
-        .map(|&(_, k)| &done[k])
+        .map(|&(_, k)| k)
+        .filter(|&k| own(k))
         .collect();
+    own_runs.sort_unstable();
+    own_runs.dedup();
+    let mine: Vec<&(MpResult, Instant, Instant)> = own_runs.iter().map(|&k| &done[k]).collect();
     let first = mine.iter().map(|d| d.1).min();
     let last = mine.iter().map(|d| d.2).max();
     Point {
@@ -768,7 +772,7 @@ fn point(
         },
         run_seconds: mine.iter().map(|d| d.0.wall_seconds).sum(),
         events: mine.iter().map(|d| d.0.events).sum(),
-        shared: of_point.len() - mine.len(),
+        shared: of_point.iter().filter(|&&(_, k)| !own(k)).count(),
         runs: of_point.len(),
     }
 }
