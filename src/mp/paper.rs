@@ -503,6 +503,9 @@ fn each_point(
     let mut points = Vec::new();
     for fig in &s.figure {
         for &v in &fig.values {
+            // Runs are numbered in the order points first hold them: a point's own runs
+            // (those no earlier point holds) are the ones numbered from here on.
+            let first_own = runs.len();
             let mut of_point = Vec::new();
             for (side, name) in fig.compare.iter().enumerate() {
                 let info = algo::info(name).expect("checked");
@@ -518,14 +521,7 @@ fn each_point(
                     of_point.push((side, k));
                 }
             }
-            points.push((fig, v, of_point));
-        }
-    }
-    // A point's own runs are those no earlier point has.
-    let mut first_use = vec![usize::MAX; runs.len()];
-    for (i, (.., of_point)) in points.iter().enumerate() {
-        for &(_, k) in of_point {
-            first_use[k] = first_use[k].min(i);
+            points.push((fig, v, of_point, first_own));
         }
     }
     let mut done: Vec<(MpResult, Instant, Instant)> = Vec::with_capacity(runs.len());
@@ -540,13 +536,12 @@ fn each_point(
         },
         |_, r| {
             done.push(r);
-            // Runs are numbered in the order points first use them: each point whose
-            // runs are all done is summed up.
-            while let Some((fig, v, of_point)) = points.get(at) {
+            // Each point whose runs are all done is summed up.
+            while let Some(&(fig, v, ref of_point, first_own)) = points.get(at) {
                 if of_point.iter().any(|&(_, k)| k >= done.len()) {
                     break;
                 }
-                let p = point(fig, *v, s.requests, of_point, &done, |k| first_use[k] == at);
+                let p = point(fig, v, s.requests, of_point, &done, |k| k >= first_own);
                 at += 1;
                 sink(fig, p)?;
             }
