@@ -135,8 +135,9 @@ fn lockstep(seed: u64, n: usize, fifo: bool, jumps: bool) -> Merges {
 
 #[test]
 fn dense_vectors_agree_with_lists_of_pairs_on_fifo_links() {
-    for seed in 1..=4 {
-        let m = lockstep(seed, 5, true, false);
+    // 5 entries are merged one by one; 37 are two whole runs of the merge's and 5 more.
+    for (seed, n) in (1..=4).flat_map(|seed| [(seed, 5), (seed, 37)]) {
+        let m = lockstep(seed, n, true, false);
         assert!(m.all > 100);
         assert_eq!(m.in_order, m.all, "on FIFO links every merge is in order");
         assert_eq!(m.widths[0][0], m.all, "values below 65 536 stay narrow");
@@ -147,8 +148,8 @@ fn dense_vectors_agree_with_lists_of_pairs_on_fifo_links() {
 fn dense_vectors_agree_with_lists_of_pairs_on_any_links() {
     // Overtaken messages break a sender's chain: later merges take the ticks.
     let (mut merges, mut in_order) = (0, 0);
-    for seed in 1..=4 {
-        let m = lockstep(seed, 4, false, false);
+    for (seed, n) in (1..=4).flat_map(|seed| [(seed, 4), (seed, 37)]) {
+        let m = lockstep(seed, n, false, false);
         (merges, in_order) = (merges + m.all, in_order + m.in_order);
     }
     assert!(in_order > 0 && in_order < merges, "{in_order} of {merges}");
@@ -159,8 +160,9 @@ fn vectors_widen_past_16_bits_and_still_agree_with_lists_of_pairs() {
     // Values jump past 65 535 now and then: vectors widen one by one, so narrow and wide
     // receivers merge narrow and wide snapshots, in order and (on any links) not.
     let mut widths = [[0; 2]; 2];
-    for (seed, fifo) in [(1, true), (2, true), (3, false), (4, false)] {
-        let m = lockstep(seed, 5, fifo, true);
+    let cases = [(1, true), (2, true), (3, false), (4, false)];
+    for ((seed, fifo), n) in cases.into_iter().flat_map(|c| [(c, 5), (c, 37)]) {
+        let m = lockstep(seed, n, fifo, true);
         for (r, row) in m.widths.iter().enumerate() {
             for (s, count) in row.iter().enumerate() {
                 widths[r][s] += count;

@@ -443,9 +443,29 @@ impl Vector {
     }
 }
 
+/// A vector's entry: 16 or 32 bits.
+trait Entry: Copy + Ord + Default + Into<u64> + std::ops::BitOr<Output = Self> {
+    /// How far `self` is above `v`; 0 if it is not.
+    fn excess(self, v: Self) -> Self;
+}
+
+impl Entry for u16 {
+    #[inline(always)]
+    fn excess(self, v: Self) -> Self {
+        self.saturating_sub(v)
+    }
+}
+
+impl Entry for u32 {
+    #[inline(always)]
+    fn excess(self, v: Self) -> Self {
+        self.saturating_sub(v)
+    }
+}
+
 /// [`raise_runs`] over every entry when the merge is in order, else over those `carried`.
 #[inline(always)]
-fn merge_into<R: Copy + Ord + Into<u64> + From<S>, S: Copy>(
+fn merge_into<R: Entry + From<S>, S: Copy>(
     val: &mut [R],
     at: &mut [u32],
     vals: &[S],
@@ -461,35 +481,54 @@ fn merge_into<R: Copy + Ord + Into<u64> + From<S>, S: Copy>(
 }
 
 /// Raises `val[k]` to `vals[k]` (and stamps `at[k]` with `t`) where `vals[k]` is higher and
-/// `carried(k)`; returns the sum of the raises. Each run of [`RUN`] entries is first compared
-/// in a branch-free pass the compiler vectorizes, and written only if something in it is raised.
+/// `carried(k)`; returns the sum of the raises. Runs of [`RUN`] entries, of a length fixed
+/// so that the compiler vectorizes each pass over one whole: a run is first compared, and
+/// written (every entry, to itself where nothing is raised) only if something in it is raised.
 #[inline(always)]
-fn raise_runs<R: Copy + Ord + Into<u64> + From<S>, S: Copy>(
+fn raise_runs<R: Entry + From<S>, S: Copy>(
     val: &mut [R],
     at: &mut [u32],
     vals: &[S],
     t: u32,
     carried: impl Fn(usize) -> bool,
 ) -> u64 {
+    let (vals, at) = (&vals[..val.len()], &mut at[..val.len()]);
     let mut added = 0u64;
-    let mut start = 0;
-    while start < val.len() {
-        let end = (start + RUN).min(val.len());
-        let mut any = false;
-        for k in start..end {
-            any |= carried(k) & (R::from(vals[k]) > val[k]);
+    let full = val.len() / RUN * RUN;
+    let (runs, rest) = val.split_at_mut(full);
+    let (ats, rest_at) = at.split_at_mut(full);
+    for (i, (run, ats)) in runs
+        .chunks_exact_mut(RUN)
+        .zip(ats.chunks_exact_mut(RUN))
+        .enumerate()
+    {
+        let start = i * RUN;
+        let new: &[S; RUN] = vals[start..start + RUN].try_into().expect("a run");
+        let run: &mut [R; RUN] = run.try_into().expect("a run");
+        // The entries' excesses over the run, ORed: nonzero iff one is above (one pass of
+        // unsigned saturating subtractions, where a comparison needs a sign flip).
+        let mut above = R::default();
+        for k in 0..RUN {
+            let x = R::from(new[k]).excess(run[k]);
+            above = above | if carried(start + k) { x } else { R::default() };
         }
-        if any {
-            for k in start..end {
-                let v = R::from(vals[k]);
-                if carried(k) && v > val[k] {
-                    added += v.into() - val[k].into();
-                    val[k] = v;
-                    at[k] = t;
-                }
+        if above != R::default() {
+            for k in 0..RUN {
+                let (x, v) = (R::from(new[k]), run[k]);
+                let up = carried(start + k) & (x > v);
+                added += if up { x.into() - v.into() } else { 0 };
+                run[k] = if up { x } else { v };
+                ats[k] = if up { t } else { ats[k] };
             }
         }
-        start = end;
+    }
+    for (k, (v, at)) in rest.iter_mut().zip(rest_at).enumerate() {
+        let x = R::from(vals[full + k]);
+        if carried(full + k) && x > *v {
+            added += x.into() - (*v).into();
+            *v = x;
+            *at = t;
+        }
     }
     added
 }
