@@ -196,6 +196,15 @@ pub trait Algorithm: Send + std::fmt::Debug {
     fn passive(&self, _msg: &Self::Msg) -> bool {
         false
     }
+    /// Whether [`Algorithm::passive`] may answer true in this process's current state. Where
+    /// it does, `passive`'s answer depends on the message alone (the same for every process
+    /// that says true here), and no passive receipt changes this answer. The simulator reads
+    /// it after each of the process's events, so that a broadcast asks `passive` of one
+    /// receiver rather than of every receiver's state; debug builds check it against
+    /// `passive` at each copy. The default: [`Algorithm::PASSIVE`].
+    fn passive_now(&self) -> bool {
+        Self::PASSIVE
+    }
     /// Whether [`Algorithm::passive`] may ever answer true. The simulator keeps no deferred
     /// receipts for an algorithm that says false (default), and spends nothing per event
     /// looking for them; debug builds check that `passive` keeps to it.

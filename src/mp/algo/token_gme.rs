@@ -497,13 +497,16 @@ impl Algorithm for TokenGme {
     /// added to), and `progress` returns at once; neither gives or takes a token, which is
     /// all this answer depends on.
     fn passive(&self, msg: &TgMsg) -> bool {
-        // TGB-6: none in the bounded variant.
-        self.bounded.is_none()
-            && self.token.is_none()
+        self.passive_now()
             && matches!(
                 msg,
                 TgMsg::Request(..) | TgMsg::RequestAny(..) | TgMsg::Release(_)
             )
+    }
+
+    /// Without a token; TGB-6: never in the bounded variant.
+    fn passive_now(&self) -> bool {
+        self.bounded.is_none() && self.token.is_none()
     }
 
     /// A passive REQUEST or RELEASE without copying it: the instance-0 path of

@@ -76,19 +76,29 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
         self.core.cast_times(me, &mut times);
         if self.core.deferred.lazy {
             // Every receiver's place in the block's column is written: its delivery time when
-            // it takes the copy passively, else NONE (and the copy is an event).
+            // it takes the copy passively, else NONE (and the copy is an event). Those whose
+            // state may take a receipt passively take this one as the first of them does
+            // (`Algorithm::passive_now`): one receiver's state is read, not every one's.
+            let first = (0..n).find(|&to| to != me && self.core.deferred.takers[to]);
+            let passive = first.is_some_and(|to| self.other(to).passive(&msg));
             let core = &mut *self.core;
             let col = core.deferred.casts.column(&mut core.deferred.full);
             let table = core.deferred.casts.times(col);
             let k = col.k();
+            let takers = &core.deferred.takers;
             for (i, &t) in times.iter().enumerate() {
                 let to = i + usize::from(i >= me);
-                let other = if to < me {
-                    &self.before[to]
-                } else {
-                    &self.after[to - me - 1]
-                };
-                if other.passive(&msg) {
+                debug_assert_eq!(
+                    passive && takers[to],
+                    if to < me {
+                        &self.before[to]
+                    } else {
+                        &self.after[to - me - 1]
+                    }
+                    .passive(&msg),
+                    "Algorithm::passive_now is wrong, or passive depends on more than the message"
+                );
+                if passive && takers[to] {
                     table[to * B + k] = t;
                 } else {
                     table[to * B + k] = NONE;

@@ -40,6 +40,8 @@ pub(super) struct Deferred<M> {
     pub(super) full: Vec<Pid>,
     /// Broadcasts' passive copies (unicast ones go through the inboxes).
     pub(super) casts: Casts<M>,
+    /// Per process, its `Algorithm::passive_now` after its last event.
+    pub(super) takers: Vec<bool>,
 }
 
 impl<M: Message> Deferred<M> {
@@ -53,6 +55,7 @@ impl<M: Message> Deferred<M> {
             free_letters: Vec::new(),
             full: Vec::new(),
             casts: Casts::new(n),
+            takers: vec![false; n],
         }
     }
 
@@ -160,6 +163,7 @@ impl<M: Message> Deferred<M> {
     /// After an event of `p`: the deferred receipts `p` no longer takes passively become
     /// events, at their own (time, sequence number).
     pub(super) fn spill<A: Algorithm<Msg = M>>(&mut self, q: &mut Queue<M>, p: Pid, proc_: &A) {
+        self.takers[p] = proc_.passive_now();
         if self.casts.has(p) {
             self.casts.undefer(p, &mut q.outbox, |m| proc_.passive(m));
         }

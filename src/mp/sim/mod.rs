@@ -121,6 +121,7 @@ fn run_inner<A: Algorithm>(
     // are not tracked, nothing is traced and nobody crashes (a crashed process takes
     // nothing, passively or not).
     core.deferred.lazy = A::PASSIVE && defer && !cfg.trace && !core.hops.on && crashes.is_empty();
+    core.deferred.takers = procs.iter().map(Algorithm::passive_now).collect();
     core.entry_log = log.is_some().then(Vec::new);
     let (events, liveness) = event_loop(&mut core, &mut procs, cfg.run.watchdog);
     if let Some(log) = log {
@@ -571,6 +572,37 @@ mod tests {
     #[should_panic(expected = "Algorithm::PASSIVE is false")]
     fn a_passive_answer_not_declared_is_caught() {
         run_liars::<false>();
+    }
+
+    /// Broadcasts its REQUEST, which even processes take passively and odd ones do not,
+    /// while its `passive_now` says every process's state may.
+    #[derive(Debug)]
+    struct Uneven(Pid);
+
+    impl Algorithm for Uneven {
+        type Msg = Ra1Msg;
+        fn on_request(&mut self, rt: &mut dyn Runtime<Ra1Msg>, _g: Group) {
+            rt.broadcast(Ra1Msg::Request(1, 0));
+        }
+        fn on_exit(&mut self, rt: &mut dyn Runtime<Ra1Msg>) {
+            rt.exited();
+        }
+        fn on_message(&mut self, _rt: &mut dyn Runtime<Ra1Msg>, _f: Pid, _m: Ra1Msg) {}
+        fn passive(&self, m: &Ra1Msg) -> bool {
+            self.0.is_multiple_of(2) && matches!(m, Ra1Msg::Request(..))
+        }
+        fn passive_now(&self) -> bool {
+            true
+        }
+        const PASSIVE: bool = true;
+    }
+
+    #[test]
+    #[should_panic(expected = "Algorithm::passive_now is wrong")]
+    fn a_passive_answer_beyond_passive_now_is_caught() {
+        let mut c = token_gme_cfg(1, true, Dist::Exp(1.0), 1e9);
+        c.run.problem = Problem::Mutex;
+        run(&c, |p, _| Uneven(p));
     }
 
     #[test]
