@@ -162,28 +162,29 @@ impl<M: Message> Casts<M> {
             self.fetch(b + 1, p);
             if let Some(block) = self.blocks[b].as_mut() {
                 let mut taken = 0;
-                let times = &block.times[p * B..(p + 1) * B];
+                // This pass's copies and their letters, cut once (no index checked per copy).
+                let times = &block.times[p * B + k0..p * B + k1];
+                let letters = &block.letters[k0..k1];
                 // The state each receipt touches is asked for AHEAD receipts early.
-                let hint = |proc_: &A, k: usize| {
-                    if times[k] != NONE {
-                        let l = &block.letters[k];
+                let hint = |proc_: &A, (&t, l): (&u64, &Letter<M>)| {
+                    if t != NONE {
                         proc_.will_receive(l.from as Pid, &l.msg);
                     }
                 };
-                (k0..k1.min(k0 + AHEAD)).for_each(|k| hint(proc_, k));
-                for (k, &t) in times.iter().enumerate().take(k1).skip(k0) {
-                    if k + AHEAD < k1 {
-                        hint(proc_, k + AHEAD);
+                let mut ahead = times.iter().zip(letters);
+                ahead.by_ref().take(AHEAD).for_each(|c| hint(proc_, c));
+                for (i, (&t, l)) in times.iter().zip(letters).enumerate() {
+                    if let Some(c) = ahead.next() {
+                        hint(proc_, c);
                     }
                     if t == NONE {
                         continue;
                     }
-                    let l = &block.letters[k];
                     if before(t, l, p, key) {
                         apply(proc_, l.from as Pid, &l.msg, t);
                         taken += 1;
                     } else {
-                        pending.push(g - k0 as u64 + k as u64);
+                        pending.push(g + i as u64);
                     }
                 }
                 block.refs -= taken;
