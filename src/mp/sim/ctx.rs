@@ -17,15 +17,21 @@ pub(super) struct Ctx<'a, M, A> {
     pub(super) after: &'a [A],
 }
 
+/// Process `to` of the processes around `me` (`before` it and `after` it).
+#[inline]
+fn other_of<'a, A>(before: &'a [A], after: &'a [A], me: Pid, to: Pid) -> &'a A {
+    if to < me {
+        &before[to]
+    } else {
+        &after[to - me - 1]
+    }
+}
+
 impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
     /// The process `to`, not the running one.
     #[inline]
     fn other(&self, to: Pid) -> &A {
-        if to < self.me {
-            &self.before[to]
-        } else {
-            &self.after[to - self.me - 1]
-        }
+        other_of(self.before, self.after, self.me, to)
     }
 
     /// A message to `to`, counted already: its delay, and its delivery (deferred when the
@@ -90,12 +96,7 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
                 let to = i + usize::from(i >= me);
                 debug_assert_eq!(
                     passive && takers[to],
-                    if to < me {
-                        &self.before[to]
-                    } else {
-                        &self.after[to - me - 1]
-                    }
-                    .passive(&msg),
+                    other_of(self.before, self.after, me, to).passive(&msg),
                     "Algorithm::passive_now is wrong, or passive depends on more than the message"
                 );
                 if passive && takers[to] {
