@@ -184,6 +184,7 @@ fn event_loop<A: Algorithm>(
         if let Some((from, to, msg)) = core.q.peek_delivery() {
             procs[to].will_receive(from, msg);
         }
+        core.q.prefetch_after_next();
         if core.deferred.lazy {
             events += core.deferred.absorb(p, &mut procs[p], key);
         }
