@@ -184,6 +184,16 @@ impl<M: Message> Core<M> {
         t
     }
 
+    /// Asks the cache for the link `from` → `to`'s last delivery on FIFO channels: a handler
+    /// often answers the message it runs (a reply to a request), and [`Core::delivery`] then
+    /// reads it.
+    #[inline]
+    pub(super) fn will_send(&self, from: Pid, to: Pid) {
+        if self.fifo {
+            crate::mp::prefetch_at(self.link_last.as_ptr().wrapping_add(from * self.n + to));
+        }
+    }
+
     /// The delivery times (as bits) of a broadcast `from` → every other process sent now, in
     /// receiver order, into `out`: the same draws as one [`Core::delivery`] per receiver, drawn
     /// together from the sender's random stream, then set after its row of links.

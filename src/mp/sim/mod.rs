@@ -180,9 +180,10 @@ fn event_loop<A: Algorithm>(
         }
         // The event after this one is most likely the queue's next now (this handler's
         // events seldom come before it): its receiver is asked to fetch what it will touch
-        // while this handler runs.
+        // while this handler runs, and the link of its likely answer too.
         if let Some((from, to, msg)) = core.q.peek_delivery() {
             procs[to].will_receive(from, msg);
+            core.will_send(to, from);
         }
         core.q.prefetch_after_next();
         if core.deferred.lazy {
