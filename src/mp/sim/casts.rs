@@ -62,8 +62,9 @@ pub(super) struct Casts<M> {
     next: u64,
     /// Per receiver: every broadcast before this one is applied or listed in `pending`.
     cursor: Vec<u64>,
-    /// Per receiver: broadcasts scanned whose copy was not yet delivered.
-    pending: Vec<Vec<u64>>,
+    /// Per receiver: broadcasts scanned whose copy was not yet delivered, with the copy's
+    /// time bits (so that a copy still not due is passed over without a look at its block).
+    pending: Vec<Vec<(u64, u64)>>,
     spare: Vec<Block<M>>,
 }
 
@@ -140,13 +141,17 @@ impl<M: Message> Casts<M> {
         key: (u64, u64),
         apply: &mut impl FnMut(&mut A, Pid, &M, u64),
     ) -> u64 {
-        let mut applied = self.take_pending(p, |l, t| {
-            if !before(t, l, p, key) {
-                return false;
-            }
-            apply(proc_, l.from as Pid, &l.msg, t);
-            true
-        });
+        let mut applied = self.take_pending(
+            p,
+            |t| t <= key.0,
+            |l, t| {
+                if !before(t, l, p, key) {
+                    return false;
+                }
+                apply(proc_, l.from as Pid, &l.msg, t);
+                true
+            },
+        );
         let mut pending = std::mem::take(&mut self.pending[p]);
         let mut freed = false;
         let mut g = self.cursor[p];
@@ -184,7 +189,7 @@ impl<M: Message> Casts<M> {
                         apply(proc_, l.from as Pid, &l.msg, t);
                         taken += 1;
                     } else {
-                        pending.push(g + i as u64);
+                        pending.push((t, g + i as u64));
                     }
                 }
                 block.refs -= taken;
@@ -218,8 +223,9 @@ impl<M: Message> Casts<M> {
         while g < self.next {
             let (b, k) = locate(self.first, g);
             if let Some(block) = &self.blocks[b] {
-                if block.times[p * B + k] != NONE {
-                    self.pending[p].push(g);
+                let t = block.times[p * B + k];
+                if t != NONE {
+                    self.pending[p].push((t, g));
                 }
             }
             g += 1;
@@ -236,34 +242,47 @@ impl<M: Message> Casts<M> {
         mut keep: impl FnMut(&M) -> bool,
     ) {
         self.scan(p);
-        self.take_pending(p, |l, t| {
-            if keep(&l.msg) {
-                return false;
-            }
-            out.push(Item {
-                t,
-                seq: cast_seq(l.base, l.from as Pid, p),
-                kind: Some(Kind::Deliver {
-                    from: l.from as Pid,
-                    to: p,
-                    msg: l.msg.clone(),
-                    hops: None,
-                }),
-            });
-            true
-        });
+        self.take_pending(
+            p,
+            |_| true,
+            |l, t| {
+                if keep(&l.msg) {
+                    return false;
+                }
+                out.push(Item {
+                    t,
+                    seq: cast_seq(l.base, l.from as Pid, p),
+                    kind: Some(Kind::Deliver {
+                        from: l.from as Pid,
+                        to: p,
+                        msg: l.msg.clone(),
+                        hops: None,
+                    }),
+                });
+                true
+            },
+        );
     }
 
     /// Goes over `p`'s pending copies: those `take` takes (given the letter and the copy's
-    /// time bits) leave the list and their block's count. Returns how many it took.
-    fn take_pending(&mut self, p: Pid, mut take: impl FnMut(&Letter<M>, u64) -> bool) -> u64 {
+    /// time bits) leave the list and their block's count; those whose time bits `may` refuses
+    /// stay, their block not read. Returns how many it took.
+    fn take_pending(
+        &mut self,
+        p: Pid,
+        may: impl Fn(u64) -> bool,
+        mut take: impl FnMut(&Letter<M>, u64) -> bool,
+    ) -> u64 {
         let mut pending = std::mem::take(&mut self.pending[p]);
         let (mut taken, mut freed) = (0, false);
         let (first, blocks) = (self.first, &mut self.blocks);
-        pending.retain(|&g| {
+        pending.retain(|&(t, g)| {
+            if !may(t) {
+                return true;
+            }
             let (b, k) = locate(first, g);
             let block = blocks[b].as_mut().expect("a block with copies");
-            if !take(&block.letters[k], block.times[p * B + k]) {
+            if !take(&block.letters[k], t) {
                 return true;
             }
             block.refs -= 1;
@@ -287,7 +306,7 @@ impl<M: Message> Casts<M> {
                 t != NONE && before(t, &block.letters[k], p, key)
             })
         };
-        let pending = self.pending[p].iter().filter(|&&g| count(g)).count();
+        let pending = self.pending[p].iter().filter(|&&(_, g)| count(g)).count();
         (pending + (self.cursor[p]..self.next).filter(|&g| count(g)).count()) as u64
     }
 
