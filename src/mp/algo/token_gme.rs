@@ -449,17 +449,21 @@ impl TokenGme {
         self.on_request_msg(rt, self.me, num, group, &also);
     }
 
-    /// A2's request_i[j] := (num, ty), for a number above the one kept.
+    /// A2's record: request_i[j] := (num, ty), with the further types `also` (§5.1), for a
+    /// number above the one kept.
     #[inline]
-    fn record_request(&mut self, j: Pid, num: u64, ty: Group) {
-        self.request[j] = (
-            u32::try_from(num).expect("request numbers fit 32 bits"),
-            if ty == BOTTOM {
-                u32::MAX
-            } else {
-                u32::try_from(ty).expect("types fit 32 bits")
-            },
-        );
+    fn a2_record(&mut self, j: Pid, num: u64, ty: Group, also: &[Group]) {
+        if num > self.req(j).0 {
+            self.record_also(j, also);
+            self.request[j] = (
+                u32::try_from(num).expect("request numbers fit 32 bits"),
+                if ty == BOTTOM {
+                    u32::MAX
+                } else {
+                    u32::try_from(ty).expect("types fit 32 bits")
+                },
+            );
+        }
     }
 
     /// A REQUEST (from another process, or this process's own copy: TG-8) for `ty` and the
@@ -472,10 +476,7 @@ impl TokenGme {
         ty: Group,
         also: &[Group],
     ) {
-        if num > self.req(j).0 {
-            self.record_also(j, also);
-            self.record_request(j, num, ty);
-        }
+        self.a2_record(j, num, ty, also);
         // Bounded variant: after recording, so a reset it completes is not undone.
         self.count_request(rt, j);
         if let Some(t) = self.token.as_ref() {
@@ -520,15 +521,11 @@ impl Algorithm for TokenGme {
     #[inline]
     fn on_passive(&mut self, rt: &mut dyn Runtime<TgMsg>, from: Pid, msg: &TgMsg) {
         match *msg {
-            // Without a token or the bounded variant (`passive_now`) and without further
-            // types, A2 is its record alone: `on_request_msg`'s other steps (`record_also`
-            // of no types, `count_request`, the token's checks, `progress`) do nothing.
-            TgMsg::Request(num, ty)
-                if self.ft.is_none() && self.passive_now() && self.also.is_none() =>
-            {
-                if num > self.req(from).0 {
-                    self.record_request(from, num, ty);
-                }
+            // Without a token or the bounded variant (`passive_now`), A2 is its record alone:
+            // `on_request_msg`'s other steps (`count_request`, the token's checks,
+            // `progress`) do nothing.
+            TgMsg::Request(num, ty) if self.ft.is_none() && self.passive_now() => {
+                self.a2_record(from, num, ty, &[])
             }
             TgMsg::Request(num, ty) if self.ft.is_none() => {
                 self.on_request_msg(rt, from, num, ty, &[])

@@ -66,6 +66,7 @@ impl TokenGme {
     }
 
     /// MT-1: request_i[j] gets `also`, the further types of a newer request just recorded.
+    #[inline]
     pub(super) fn record_also(&mut self, j: Pid, also: &[Group]) {
         if also.is_empty() && self.also.is_none() {
             return;
