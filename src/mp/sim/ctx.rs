@@ -128,6 +128,7 @@ impl<M: Message, A: Algorithm<Msg = M>> Ctx<'_, M, A> {
         let head = (dests[0].0, cast_seq(base, me, dests[0].1 as Pid));
         c.q.queue_bundle(
             head,
+            dests[0].1 as Pid,
             Bundle::Cast {
                 from: me as u32,
                 base,

@@ -111,6 +111,14 @@ pub(super) struct Item<M> {
     pub(super) kind: Option<Kind<M>>,
 }
 
+impl<M> Item<M> {
+    /// The process whose handler it runs.
+    #[inline]
+    fn process(&self) -> Pid {
+        self.kind.as_ref().expect("a queued event").process()
+    }
+}
+
 /// Events queued together, so that the heap holds one entry per bundle, keyed by its next
 /// event: a delivery costs a sift in a small heap rather than a push and a pop in a heap of
 /// every message in flight. Merging sorted bundles by their heads runs the events in exactly
@@ -135,12 +143,15 @@ pub(super) enum Bundle<M> {
     },
 }
 
-/// A bundle's place in the heap: its next event's time and sequence number, and its slot.
+/// A bundle's place in the heap: its next event's time and sequence number, its slot, and
+/// the process its next event runs for (so that its state can be asked of the cache before
+/// the bundle is read).
 #[derive(Clone, Copy, PartialEq, Eq)]
 struct Ev {
     t: u64,
     seq: u64,
     slot: u32,
+    to: u32,
 }
 
 impl PartialOrd for Ev {
@@ -204,10 +215,11 @@ impl<M: Clone> Queue<M> {
         });
     }
 
-    /// Queues a bundle whose first event is at (t, seq).
-    pub(super) fn queue_bundle(&mut self, (t, seq): (u64, u64), bundle: Bundle<M>) {
+    /// Queues a bundle whose first event is at (t, seq), for process `to`.
+    pub(super) fn queue_bundle(&mut self, (t, seq): (u64, u64), to: Pid, bundle: Bundle<M>) {
         let slot = place(&mut self.slab, &mut self.free, bundle);
-        self.heap.push(Ev { t, seq, slot });
+        let to = to as u32;
+        self.heap.push(Ev { t, seq, slot, to });
     }
 
     /// The outbox's events in (time, sequence number) order, in a spare vector; the outbox is
@@ -240,7 +252,8 @@ impl<M: Clone> Queue<M> {
             0 => {}
             1 => {
                 let item = self.outbox.pop().expect("one event");
-                self.queue_bundle((item.t, item.seq), Bundle::One(item));
+                let to = item.process();
+                self.queue_bundle((item.t, item.seq), to, Bundle::One(item));
             }
             len => {
                 let items = if len <= SMALL_BUNDLE {
@@ -254,8 +267,8 @@ impl<M: Clone> Queue<M> {
                 } else {
                     self.sorted_outbox()
                 };
-                let head = (items[0].t, items[0].seq);
-                self.queue_bundle(head, Bundle::Many { items, next: 0 });
+                let (head, to) = ((items[0].t, items[0].seq), items[0].process());
+                self.queue_bundle(head, to, Bundle::Many { items, next: 0 });
             }
         }
     }
@@ -269,7 +282,7 @@ impl<M: Clone> Queue<M> {
             Bundle::One(_) => None,
             Bundle::Many { items, next } => {
                 *next += 1;
-                items.get(*next).map(|i| (i.t, i.seq))
+                items.get(*next).map(|i| (i.t, i.seq, i.process() as u32))
             }
             Bundle::Cast {
                 from,
@@ -281,13 +294,14 @@ impl<M: Clone> Queue<M> {
                 *next += 1;
                 dests
                     .get(*next)
-                    .map(|&(t, to)| (t, cast_seq(*base, *from as Pid, to as Pid)))
+                    .map(|&(t, to)| (t, cast_seq(*base, *from as Pid, to as Pid), to))
             }
             Bundle::Free => unreachable!("a queued slot is in use"),
         };
-        let kind = if let Some((t, seq)) = following {
+        let kind = if let Some((t, seq, to)) = following {
             top.t = t;
             top.seq = seq;
+            top.to = to;
             drop(top);
             match &mut self.slab[slot] {
                 Bundle::Many { items, next } => items[*next - 1].kind.take(),
@@ -350,13 +364,7 @@ impl<M: Clone> Queue<M> {
         let item = match &self.slab[top.slot as usize] {
             Bundle::One(item) => item,
             Bundle::Many { items, next } => &items[*next],
-            Bundle::Cast {
-                from,
-                msg,
-                dests,
-                next,
-                ..
-            } => return Some((*from as Pid, dests[*next].1 as Pid, msg)),
+            Bundle::Cast { from, msg, .. } => return Some((*from as Pid, top.to as Pid, msg)),
             Bundle::Free => unreachable!("a queued slot is in use"),
         };
         match &item.kind {
@@ -365,13 +373,16 @@ impl<M: Clone> Queue<M> {
         }
     }
 
-    /// Asks the cache for the bundles at the heap's second level: once the next event has run,
-    /// the earliest is most often one of them (or the next event's own bundle), and
-    /// [`Queue::peek_delivery`] then finds the first line of its bundle fetched.
+    /// Asks the cache for the bundles at the heap's second level, and gives `wake` the process
+    /// each one's next event runs for: once the next event has run, the earliest is most
+    /// often one of them (or the next event's own bundle), and [`Queue::peek_delivery`] then
+    /// finds the first line of its bundle fetched (and the hint it gives, the receiver's
+    /// state).
     #[inline]
-    pub(super) fn prefetch_after_next(&self) {
+    pub(super) fn prefetch_after_next(&self, mut wake: impl FnMut(Pid)) {
         for e in self.heap.as_slice().iter().skip(1).take(2) {
             crate::mp::prefetch_at(self.slab.as_ptr().wrapping_add(e.slot as usize));
+            wake(e.to as Pid);
         }
     }
 
