@@ -66,6 +66,8 @@ pub struct Args {
 
 /// `lockbench sim`.
 pub fn exec(args: &Args) -> anyhow::Result<i32> {
+    // Before anything of note is allocated: the heap on huge pages (see `mp::heap`).
+    crate::mp::heap::on_huge_pages();
     if let Some(path) = &args.paper {
         if args.types_per_request != 1 {
             return Err(usage(

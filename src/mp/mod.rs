@@ -15,6 +15,7 @@
 
 pub mod algo;
 pub mod batch;
+pub(crate) mod heap;
 pub mod metrics;
 pub mod model;
 pub mod mpi;
