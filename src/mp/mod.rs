@@ -222,6 +222,11 @@ pub trait Algorithm: Send + std::fmt::Debug {
     /// wait for each one's line in turn, nor the event loop for the next receiver's. A hint;
     /// the default gives none.
     fn will_receive(&self, _from: Pid, _msg: &Self::Msg) {}
+    /// An event of this process will run soon (the simulator's bundles at its heap's second
+    /// level, while the event before runs): the state every handler reads first may be asked
+    /// of the cache now ([`prefetch`]), before the event itself is read. A hint; the default
+    /// gives none (a process that takes most receipts passively would fetch for nothing).
+    fn will_run(&self) {}
     /// A state variable outside the domain the algorithm claims for it (seed 003 §5.2.3's
     /// bounded sequence numbers), described; the simulator looks after every event of this
     /// process and counts each answer as a safety violation. The default claims nothing.

@@ -185,14 +185,8 @@ fn event_loop<A: Algorithm>(
             procs[to].will_receive(from, msg);
             core.will_send(to, from);
         }
-        // The bundles of the events likely after it, and their receivers' state (at most its
-        // first eight lines).
-        core.q.prefetch_after_next(|to| {
-            let at = std::ptr::from_ref(&procs[to]).cast::<u8>();
-            for line in (0..std::mem::size_of::<A>().min(8 * 64)).step_by(64) {
-                crate::mp::prefetch_at(at.wrapping_add(line));
-            }
-        });
+        // The bundles of the events likely after it, and their receivers' state.
+        core.q.prefetch_after_next(|to| procs[to].will_run());
         if core.deferred.lazy {
             events += core.deferred.absorb(p, &mut procs[p], key);
         }
