@@ -364,9 +364,20 @@ impl<M: Clone> Queue<M> {
         let item = match &self.slab[top.slot as usize] {
             Bundle::One(item) => item,
             Bundle::Many { items, next } => &items[*next],
-            Bundle::Cast { from, msg, .. } => return Some((*from as Pid, top.to as Pid, msg)),
+            Bundle::Cast {
+                from,
+                msg,
+                dests,
+                next,
+                ..
+            } => {
+                // The hints trust the entry's receiver; a wrong one would change no output.
+                debug_assert_eq!(top.to, dests[*next].1, "the heap entry's receiver");
+                return Some((*from as Pid, top.to as Pid, msg));
+            }
             Bundle::Free => unreachable!("a queued slot is in use"),
         };
+        debug_assert_eq!(top.to as Pid, item.process(), "the heap entry's process");
         match &item.kind {
             Some(Kind::Deliver { from, to, msg, .. }) => Some((*from, *to, msg)),
             _ => None,
