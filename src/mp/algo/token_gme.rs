@@ -24,9 +24,10 @@
 //!   message), as the seed allows ("can be simulated by a local action").
 //! - **TG-9 (secondary release)**: a secondary holder releases when it is outside, not waiting to
 //!   use the token, and knows a pending request (its own included) of another type.
-//! - **TG-10 (passive receipts)**: a process holding no token takes REQUEST and RELEASE
-//!   passively ([`Algorithm::passive`]): the simulator may apply them late, in a batch, with
-//!   the same outcome. A simulation decision, not a rule of the algorithm.
+//! - **TG-10 (passive receipts)**: a process holding no token, or holding a secondary inside
+//!   the critical section, takes REQUEST and RELEASE passively ([`Algorithm::passive`]): the
+//!   simulator may apply them late, in a batch, with the same outcome. A simulation decision,
+//!   not a rule of the algorithm.
 //!
 //! Section 5: `multi` (§5.1, multi-type requests, rules MT-1…MT-7), `blocking` (§5.1,
 //! freedom from unnecessary blocking as a property the simulator checks after every event),
@@ -503,6 +504,15 @@ impl Algorithm for TokenGme {
     /// (order-free too: the count of the highest session seen, or of the current one
     /// added to), and `progress` returns at once; neither gives or takes a token, which is
     /// all this answer depends on.
+    ///
+    /// So does a secondary holder inside the critical section (unbounded, no recovery). A5
+    /// is as above, and `progress` returns at once inside. A2 records as above, then sets
+    /// TG-9's flag if the request it knows of `j` is pending and of another type: order-free
+    /// too, since an earlier request of `j` that still looks pending to this token is of the
+    /// session's type (`j` made no later one before it was served, and a request of another
+    /// type is not served while this session holds a process inside), so it never sets the
+    /// flag whatever order the receipts come in. Only its own exit, an event, ends this
+    /// state. At n = 500, two in five of the receipts run as events before.
     fn passive(&self, msg: &TgMsg) -> bool {
         self.passive_now()
             && matches!(
@@ -511,9 +521,14 @@ impl Algorithm for TokenGme {
             )
     }
 
-    /// Without a token; TGB-6: never in the bounded variant.
+    /// Without a token, or holding a secondary inside the critical section (TG-10); TGB-6:
+    /// never in the bounded variant.
     fn passive_now(&self) -> bool {
-        self.bounded.is_none() && self.token.is_none()
+        self.bounded.is_none()
+            && self
+                .token
+                .as_ref()
+                .is_none_or(|t| !t.primary && self.inside && self.ft.is_none())
     }
 
     /// A passive REQUEST or RELEASE without copying it: the instance-0 path of
@@ -524,7 +539,9 @@ impl Algorithm for TokenGme {
             // Without a token or the bounded variant (`passive_now`), A2 is its record alone:
             // `on_request_msg`'s other steps (`count_request`, the token's checks,
             // `progress`) do nothing.
-            TgMsg::Request(num, ty) if self.ft.is_none() && self.passive_now() => {
+            TgMsg::Request(num, ty)
+                if self.ft.is_none() && self.bounded.is_none() && self.token.is_none() =>
+            {
                 self.a2_record(from, num, ty, &[])
             }
             TgMsg::Request(num, ty) if self.ft.is_none() => {
