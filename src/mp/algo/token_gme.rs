@@ -512,7 +512,7 @@ impl Algorithm for TokenGme {
     /// session's type (`j` made no later one before it was served, and a request of another
     /// type is not served while this session holds a process inside), so it never sets the
     /// flag whatever order the receipts come in. Only its own exit, an event, ends this
-    /// state. At n = 500, two in five of the receipts run as events before.
+    /// state. (At n = 500, two in five of the receipts the simulator ran as events before.)
     fn passive(&self, msg: &TgMsg) -> bool {
         self.passive_now()
             && matches!(
@@ -536,9 +536,10 @@ impl Algorithm for TokenGme {
     #[inline]
     fn on_passive(&mut self, rt: &mut dyn Runtime<TgMsg>, from: Pid, msg: &TgMsg) {
         match *msg {
-            // Without a token or the bounded variant (`passive_now`), A2 is its record alone:
+            // Without a token or the bounded variant, A2 is its record alone:
             // `on_request_msg`'s other steps (`count_request`, the token's checks,
-            // `progress`) do nothing.
+            // `progress`) do nothing. A secondary holder inside, passive too (`passive_now`),
+            // takes the next arm: its receipt may set TG-9's flag.
             TgMsg::Request(num, ty)
                 if self.ft.is_none() && self.bounded.is_none() && self.token.is_none() =>
             {
