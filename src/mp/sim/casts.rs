@@ -133,6 +133,29 @@ impl<M: Message> Casts<M> {
         self.cursor[p] < self.next || !self.pending[p].is_empty()
     }
 
+    /// Passes over `p`'s copies while it takes none passively (`Algorithm::passive_now`
+    /// false since its last event): that event's `undefer` made its copies not yet applied
+    /// events, and every broadcast since wrote [`NONE`] in its place. So a process that takes
+    /// every receipt as an event (a primary holder of TokenGME's token) does not walk the
+    /// broadcasts between its events.
+    #[inline]
+    pub(super) fn pass(&mut self, p: Pid) {
+        debug_assert!(
+            self.pending[p].is_empty(),
+            "copies pending for a process taking none"
+        );
+        debug_assert!(
+            (self.cursor[p]..self.next).all(|g| {
+                let (b, k) = locate(self.first, g);
+                self.blocks[b]
+                    .as_ref()
+                    .is_none_or(|block| block.times[p * B + k] == NONE)
+            }),
+            "a copy written for a process taking none passively"
+        );
+        self.cursor[p] = self.next;
+    }
+
     /// Applies `p`'s copies delivered before the event `key`; returns how many.
     pub(super) fn absorb<A: Algorithm<Msg = M>>(
         &mut self,

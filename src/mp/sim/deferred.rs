@@ -118,7 +118,9 @@ impl<M: Message> Deferred<M> {
         key: (u64, u64),
     ) -> u64 {
         let mut applied = 0;
-        if self.casts.has(p) {
+        if self.casts.has(p) && !self.takers[p] {
+            self.casts.pass(p);
+        } else if self.casts.has(p) {
             let n = self.n;
             applied = self
                 .casts
