@@ -222,6 +222,13 @@ pub trait Algorithm: Send + std::fmt::Debug {
     /// wait for each one's line in turn, nor the event loop for the next receiver's. A hint;
     /// the default gives none.
     fn will_receive(&self, _from: Pid, _msg: &Self::Msg) {}
+    /// Up to `receipts` passive receipts will be applied in a row: where they would touch
+    /// most of the state they touch anyway, all of it may be asked of the cache now, for
+    /// less than a hint per receipt; returns whether it was (the simulator then gives no
+    /// [`Algorithm::will_receive`] for them). A hint; the default gives none.
+    fn will_receive_many(&self, _receipts: usize) -> bool {
+        false
+    }
     /// An event of this process will run soon (the simulator's bundles at its heap's second
     /// level, while the event before runs): the state every handler reads first may be asked
     /// of the cache now ([`prefetch`]), before the event itself is read. A hint; the default

@@ -178,6 +178,8 @@ impl<M: Message> Casts<M> {
         let mut pending = std::mem::take(&mut self.pending[p]);
         let mut freed = false;
         let mut g = self.cursor[p];
+        // The state the receipts touch is asked for all at once, or AHEAD receipts early.
+        let hinted = proc_.will_receive_many((self.next - g) as usize);
         while g < self.next {
             let (b, k0) = locate(self.first, g);
             let end = ((g / B as u64 + 1) * B as u64).min(self.next);
@@ -193,17 +195,20 @@ impl<M: Message> Casts<M> {
                 // This pass's copies and their letters, cut once (no index checked per copy).
                 let times = &block.times[p * B + k0..p * B + k1];
                 let letters = &block.letters[k0..k1];
-                // The state each receipt touches is asked for AHEAD receipts early.
                 let hint = |proc_: &A, (&t, l): (&u64, &Letter<M>)| {
                     if t != NONE {
                         proc_.will_receive(l.from as Pid, &l.msg);
                     }
                 };
                 let mut ahead = times.iter().zip(letters);
-                ahead.by_ref().take(AHEAD).for_each(|c| hint(proc_, c));
+                if !hinted {
+                    ahead.by_ref().take(AHEAD).for_each(|c| hint(proc_, c));
+                }
                 for (i, (&t, l)) in times.iter().zip(letters).enumerate() {
-                    if let Some(c) = ahead.next() {
-                        hint(proc_, c);
+                    if !hinted {
+                        if let Some(c) = ahead.next() {
+                            hint(proc_, c);
+                        }
                     }
                     if t == NONE {
                         continue;
