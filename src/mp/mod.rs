@@ -258,6 +258,15 @@ pub(crate) fn prefetch<T>(x: &T) {
     prefetch_at(x as *const T);
 }
 
+/// As [`prefetch`], for the lines holding `run`: at most `lines` of them, from its start.
+#[inline(always)]
+pub(crate) fn prefetch_lines<T>(run: &[T], lines: usize) {
+    let per_line = (64 / std::mem::size_of::<T>()).max(1);
+    for x in run.iter().step_by(per_line).take(lines) {
+        prefetch(x);
+    }
+}
+
 /// As [`prefetch`], for the line at `p`, which need not hold a value yet (the free room at a
 /// vector's end, say).
 #[inline(always)]

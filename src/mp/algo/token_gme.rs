@@ -564,9 +564,7 @@ impl Algorithm for TokenGme {
         if 2 * receipts < self.request.len() {
             return false;
         }
-        for r in self.request.iter().step_by(64 / size_of::<(u32, u32)>()) {
-            crate::mp::prefetch(r);
-        }
+        crate::mp::prefetch_lines(&self.request, usize::MAX);
         true
     }
 

@@ -9,7 +9,7 @@
 use std::collections::VecDeque;
 
 use super::queue::{cast_seq, Item, Kind};
-use crate::mp::{prefetch, Algorithm, Message, Pid};
+use crate::mp::{prefetch_lines, Algorithm, Message, Pid};
 
 /// Broadcasts per block.
 pub(super) const B: usize = 64;
@@ -238,9 +238,7 @@ impl<M: Message> Casts<M> {
     #[inline]
     fn fetch(&self, b: usize, p: Pid) {
         if let Some(Some(block)) = self.blocks.get(b) {
-            for line in (0..B).step_by(8) {
-                prefetch(&block.times[p * B + line]);
-            }
+            prefetch_lines(&block.times[p * B..(p + 1) * B], B);
         }
     }
 

@@ -386,19 +386,13 @@ impl Vector {
         if c.len == 0 {
             return;
         }
-        fn first_lines<T>(run: &[T]) {
-            let per_line = 64 / std::mem::size_of::<T>();
-            for k in (0..run.len()).step_by(per_line).take(2) {
-                crate::mp::prefetch(&run[k]);
-            }
-        }
         match &self.val {
-            Vals::Narrow(v) => first_lines(v),
-            Vals::Wide(v) => first_lines(v),
+            Vals::Narrow(v) => crate::mp::prefetch_lines(v, 2),
+            Vals::Wide(v) => crate::mp::prefetch_lines(v, 2),
         }
         match &c.snap {
-            Snap::Narrow(s) => first_lines(&s[..c.snap.n()]),
-            Snap::Wide(s) => first_lines(&s[..c.snap.n()]),
+            Snap::Narrow(s) => crate::mp::prefetch_lines(&s[..c.snap.n()], 2),
+            Snap::Wide(s) => crate::mp::prefetch_lines(&s[..c.snap.n()], 2),
         }
     }
 
