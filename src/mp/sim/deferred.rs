@@ -118,20 +118,22 @@ impl<M: Message> Deferred<M> {
         key: (u64, u64),
     ) -> u64 {
         let mut applied = 0;
-        if self.casts.has(p) && !self.takers[p] {
-            self.casts.pass(p);
-        } else if self.casts.has(p) {
-            let n = self.n;
-            applied = self
-                .casts
-                .absorb(p, proc_, key, &mut |proc_, from, msg, t| {
-                    let mut rt = Quiet {
-                        me: p,
-                        n,
-                        now: f64::from_bits(t),
-                    };
-                    proc_.on_passive(&mut rt, from, msg);
-                });
+        if self.casts.has(p) {
+            if !self.takers[p] {
+                self.casts.pass(p);
+            } else {
+                let n = self.n;
+                applied = self
+                    .casts
+                    .absorb(p, proc_, key, &mut |proc_, from, msg, t| {
+                        let mut rt = Quiet {
+                            me: p,
+                            n,
+                            now: f64::from_bits(t),
+                        };
+                        proc_.on_passive(&mut rt, from, msg);
+                    });
+            }
         }
         if self.inbox[p].is_empty() {
             return applied;
