@@ -238,7 +238,7 @@ impl<M: Message> Casts<M> {
     #[inline]
     fn fetch(&self, b: usize, p: Pid) {
         if let Some(Some(block)) = self.blocks.get(b) {
-            prefetch_lines(&block.times[p * B..(p + 1) * B], B);
+            prefetch_lines(&block.times[p * B..(p + 1) * B], usize::MAX);
         }
     }
 
