@@ -2,7 +2,8 @@
 # The simulator's speed, so that a regression shows: each point's wall time and events per
 # second (the median of ROUNDS runs, with the lowest and highest), then the rmr all-locks
 # adversarial sweep's time. Not a test: times on a loaded machine move; compare two binaries
-# side by side (BIN=old scripts/bench-sim.sh; BIN=new scripts/bench-sim.sh) in the same hour.
+# in the same hour (BIN=old scripts/bench-sim.sh; BIN=new scripts/bench-sim.sh), and time a
+# change by one point with both at once (scripts/pair-times.py OLD NEW sim ...).
 #   scripts/bench-sim.sh [ROUNDS] [quick|full]   (default 3 rounds, quick)
 # quick: n = 100 and 200 points, n = 500 with 100 requests, and RA2 at n = 500 with 30 requests
 # (seconds), then the floors (scripts/lib/sim-floors.c, when cc is there): ns per RA2 merge in
